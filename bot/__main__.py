@@ -1,0 +1,7 @@
+"""`python -m bot`: run the bot (polling, or a webhook when WEBHOOK_URL is set)."""
+
+import sys
+
+from bot.main import main
+
+sys.exit(main(sys.argv[1:]))

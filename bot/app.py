@@ -1,0 +1,75 @@
+"""Assembles the Application: settings, storage, bank, texts, every feature's handlers."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from datetime import datetime
+from types import ModuleType
+
+from telegram.constants import ParseMode
+from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
+
+from bot import ratelimit
+from bot.context import CoachContext
+from bot.errors import error_handler
+from bot.services import Services, utc_now
+from bot.settings import Settings
+from bot.texts import Texts
+from handlers import help as help_feature
+from handlers import onboarding, practice, stats
+from questions.loader import Bank, load_bank
+from storage.db import Database
+
+# Feature modules, in the order their handlers are tried. Each has `COMMANDS` (menu order)
+# and `register(app)`; some also have `on_startup(app)` / `on_shutdown(app)`.
+FEATURES: list[ModuleType] = [onboarding, practice, stats, help_feature]
+
+
+def build_application(settings: Settings, *, bank: Bank | None = None,
+                      clock: Callable[[], datetime] = utc_now, rng: random.Random | None = None,
+                      rate_limiter: ratelimit.CoachRateLimiter | None = None,
+                      polling_timeout: float = 10.0) -> Application:
+    """The whole bot, ready for `run_polling` / `run_webhook` or `async with app:` in tests."""
+
+    async def post_init(app: Application) -> None:
+        db = await Database.open(settings.database_path)
+        app.bot_data["services"] = Services(
+            settings=settings, db=db, bank=bank or load_bank(settings.questions_dir),
+            texts=Texts.load(), rng=rng or random.Random(), clock=clock)
+        await help_feature.set_command_menu(app)
+        for feature in FEATURES:
+            if hasattr(feature, "on_startup"):
+                await feature.on_startup(app)
+
+    async def post_stop(app: Application) -> None:
+        for feature in reversed(FEATURES):
+            if hasattr(feature, "on_shutdown"):
+                await feature.on_shutdown(app)
+
+    async def post_shutdown(app: Application) -> None:
+        services = app.bot_data.get("services")
+        if services is not None:
+            await services.db.close()
+
+    app = (
+        ApplicationBuilder()
+        .token(settings.bot_token.get_secret_value())
+        .base_url(settings.bot_api_base_url)
+        .base_file_url(settings.file_base_url)
+        .defaults(Defaults(parse_mode=ParseMode.HTML, disable_web_page_preview=True))
+        .context_types(ContextTypes(context=CoachContext))
+        .rate_limiter(rate_limiter or ratelimit.limiter())
+        .concurrent_updates(ratelimit.PerUserUpdateProcessor())
+        .get_updates_read_timeout(polling_timeout + 5)
+        .post_init(post_init)
+        .post_stop(post_stop)
+        .post_shutdown(post_shutdown)
+        .build()
+    )
+    app.bot_data["commands"] = [name for feature in FEATURES for name in feature.COMMANDS]
+    for feature in FEATURES:
+        feature.register(app)
+    help_feature.register_fallbacks(app)
+    app.add_error_handler(error_handler)
+    return app

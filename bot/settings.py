@@ -1,0 +1,65 @@
+"""Settings from the environment or a `.env` file; built once in `python -m bot` and passed in."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+BUNDLED_BANK = Path(__file__).resolve().parent.parent / "questions" / "bank"
+TOKEN_PATTERN = re.compile(r"^\d{3,}:[A-Za-z0-9_-]{20,}$")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    bot_token: SecretStr
+    bot_api_base_url: str = "https://api.telegram.org/bot"
+    bot_api_base_file_url: str | None = None
+    database_path: Path = Path("data/coach.sqlite3")
+    questions_dir: Path = BUNDLED_BANK
+    default_language: Literal["en", "tr"] = "en"
+    admin_ids: Annotated[frozenset[int], NoDecode] = frozenset()
+    log_level: str = "INFO"
+    # Group rounds: tests shorten the reveal delay and the minimum question time.
+    round_min_seconds: int = Field(default=10, ge=1)
+    # Webhook mode (polling when WEBHOOK_URL is empty).
+    webhook_url: str | None = None
+    webhook_listen: str = "127.0.0.1"
+    webhook_port: int = 8443
+    webhook_secret: SecretStr | None = None
+
+    @field_validator("bot_token")
+    @classmethod
+    def _token_shape(cls, value: SecretStr) -> SecretStr:
+        if not TOKEN_PATTERN.match(value.get_secret_value().strip()):
+            # Never echo the value: it may be a real token with a typo.
+            raise ValueError("BOT_TOKEN does not look like a token from @BotFather")
+        return SecretStr(value.get_secret_value().strip())
+
+    @field_validator("admin_ids", mode="before")
+    @classmethod
+    def _split_ids(cls, value: object) -> object:
+        if isinstance(value, str):
+            parts = [p for p in re.split(r"[,\s]+", value.strip()) if p]
+            return frozenset(int(p) for p in parts)
+        if isinstance(value, int):
+            return frozenset({value})
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, value: str) -> str:
+        level = value.upper()
+        if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError("LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
+        return level
+
+    @property
+    def file_base_url(self) -> str:
+        if self.bot_api_base_file_url:
+            return self.bot_api_base_file_url
+        return self.bot_api_base_url.replace("/bot", "/file/bot", 1)

@@ -1,0 +1,61 @@
+"""The message catalog: every user-facing text in English and Turkish, rendered as Telegram HTML.
+
+Catalog files live in `bot/locales/<feature>.yaml`, keyed by text id, each with `en` and `tr`.
+Arguments are HTML-escaped unless wrapped in `Html` (already-rendered markup).
+"""
+
+from __future__ import annotations
+
+import html
+import string
+from pathlib import Path
+
+import yaml
+
+LOCALES = Path(__file__).resolve().parent / "locales"
+LANGUAGES = ("en", "tr")
+
+
+class Html(str):
+    """A string that is already valid Telegram HTML and must not be escaped again."""
+
+
+class CatalogError(ValueError):
+    pass
+
+
+def placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+class Texts:
+    def __init__(self, catalog: dict[str, dict[str, str]]) -> None:
+        self.catalog = catalog
+
+    @classmethod
+    def load(cls, folder: Path = LOCALES) -> Texts:
+        catalog: dict[str, dict[str, str]] = {}
+        for path in sorted(folder.glob("*.yaml")):
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            for key, entry in data.items():
+                if key in catalog:
+                    raise CatalogError(f"{path.name}: text id {key!r} is defined twice")
+                if not isinstance(entry, dict) or set(entry) != set(LANGUAGES):
+                    raise CatalogError(f"{path.name}: {key!r} needs exactly en and tr")
+                if placeholders(entry["en"]) != placeholders(entry["tr"]):
+                    raise CatalogError(f"{path.name}: {key!r} has different arguments in en and tr")
+                catalog[key] = {lang: str(entry[lang]).rstrip("\n") for lang in LANGUAGES}
+        return cls(catalog)
+
+    def t(self, lang: str, key: str, /, **args: object) -> str:
+        """The text `key` in `lang` (English when `lang` is unknown), arguments escaped."""
+        entry = self.catalog[key]
+        template = entry.get(lang) or entry["en"]
+        if not args:
+            return template
+        safe = {name: value if isinstance(value, Html) else html.escape(str(value), quote=False)
+                for name, value in args.items()}
+        return template.format(**safe)
+
+    def both(self, key: str, /, **args: object) -> dict[str, str]:
+        return {lang: self.t(lang, key, **args) for lang in LANGUAGES}

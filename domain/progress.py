@@ -1,0 +1,26 @@
+"""Progress arithmetic: percentages and the weakest topics."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Protocol, TypeVar
+
+
+class Total(Protocol):
+    answered: int
+    correct: int
+
+
+def percent(part: int, whole: int) -> int:
+    return round(100 * part / whole) if whole else 0
+
+
+T = TypeVar("T", bound=Total)
+
+
+def weakest(totals: Iterable[T], *, known: Callable[[T], bool] = lambda t: True,
+                      limit: int = 3, min_answered: int = 2) -> list[T]:
+    """Topics with enough answers, lowest accuracy first (more answers break ties)."""
+    rows = [t for t in totals if t.answered >= min_answered and t.correct < t.answered and known(t)]
+    rows.sort(key=lambda t: (t.correct / t.answered, -t.answered))
+    return rows[:limit]

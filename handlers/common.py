@@ -1,0 +1,61 @@
+"""Small pieces every handler uses: the current user and language, safe replies and edits."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram.error import BadRequest, Forbidden
+
+from bot.context import CoachContext
+from storage.users import User, ensure_user
+
+log = logging.getLogger(__name__)
+
+
+async def current_user(update: Update, context: CoachContext) -> tuple[User, str]:
+    """The stored user (created on first contact) and the language to talk to them in."""
+    services = context.services
+    tg_user = update.effective_user
+    assert tg_user is not None
+    guess = services.language_for(None, tg_user.language_code)
+    user = await ensure_user(services.db, user_id=tg_user.id, first_name=tg_user.first_name or "",
+                             language=guess, now=int(services.now().timestamp()))
+    return user, services.language_for(user.language, tg_user.language_code)
+
+
+def keyboard(rows: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup:
+    """An inline keyboard from rows of (label, callback data)."""
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(text, callback_data=data) for text, data in row] for row in rows])
+
+
+def chunk(items: list, size: int) -> list[list]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+async def reply(update: Update, text: str, markup: InlineKeyboardMarkup | None = None) -> Message | None:
+    """Reply in the chat the update came from (for commands and callback queries alike)."""
+    chat = update.effective_chat
+    if chat is None:
+        return None
+    return await chat.send_message(text, reply_markup=markup)
+
+
+async def edit_or_ignore(message: Message | None, text: str,
+                         markup: InlineKeyboardMarkup | None = None) -> bool:
+    """Edit a message unless it already shows exactly this (Telegram refuses identical edits)."""
+    if message is None:
+        return False
+    current = message.text_html if message.text else None
+    if current == text and message.reply_markup == markup:
+        return False
+    try:
+        await message.edit_text(text, reply_markup=markup)
+        return True
+    except BadRequest as exc:
+        # Deleted, too old to edit, or raced with another edit: the flow goes on without it.
+        log.info("edit skipped: %s", exc.message)
+        return False
+    except Forbidden:
+        return False

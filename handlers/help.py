@@ -1,0 +1,53 @@
+"""/help, the command menu, and the quiet fallbacks for unknown buttons and commands."""
+
+from __future__ import annotations
+
+from telegram import BotCommand, Update
+from telegram.ext import Application, CallbackQueryHandler, CommandHandler, MessageHandler, filters
+
+from bot.context import CoachContext, services_of
+from handlers.common import current_user, reply
+
+COMMANDS = ("help",)
+
+
+def menu(app: Application, lang: str) -> list[BotCommand]:
+    texts = services_of(app).texts
+    return [BotCommand(name, texts.t(lang, f"cmd-{name}")) for name in app.bot_data["commands"]]
+
+
+async def set_command_menu(app: Application) -> None:
+    """The command menu in both languages (English is the default for everyone else)."""
+    await app.bot.set_my_commands(menu(app, "en"))
+    await app.bot.set_my_commands(menu(app, "tr"), language_code="tr")
+
+
+async def help_command(update: Update, context: CoachContext) -> None:
+    """/help"""
+    _, lang = await current_user(update, context)
+    texts = context.services.texts
+    lines = "\n".join(f"/{name} — {texts.t(lang, f'cmd-{name}')}"
+                      for name in context.bot_data["commands"])
+    await reply(update, texts.t(lang, "help", commands=lines))
+
+
+async def expired_button(update: Update, context: CoachContext) -> None:
+    """Any button no handler claimed: from an older version, or forged. Answer it anyway."""
+    _, lang = await current_user(update, context)
+    await update.callback_query.answer(context.services.texts.t(lang, "toast-expired"))
+
+
+async def unknown_command(update: Update, context: CoachContext) -> None:
+    """A command the bot does not have, in a private chat."""
+    _, lang = await current_user(update, context)
+    await reply(update, context.services.texts.t(lang, "unknown-command"))
+
+
+def register(app: Application) -> None:
+    app.add_handler(CommandHandler("help", help_command))
+
+
+def register_fallbacks(app: Application) -> None:
+    """Must be added after every feature, so they only see what nothing else handled."""
+    app.add_handler(CallbackQueryHandler(expired_button))
+    app.add_handler(MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE, unknown_command))

@@ -1,0 +1,186 @@
+"""/start, /language, /field and /level: what the user practises, in which language."""
+
+from __future__ import annotations
+
+from telegram import Update
+from telegram.ext import Application, CallbackQueryHandler, CommandHandler
+
+from bot import callbacks
+from bot.context import CoachContext
+from handlers.common import chunk, current_user, edit_or_ignore, keyboard, reply
+from questions.model import LEVELS
+from storage.users import User, update_user
+
+COMMANDS = ("start", "language", "field", "level")
+LANGUAGE_CHOICES = {"en": "English", "tr": "Türkçe"}
+
+
+def language_keyboard(current: str):
+    return keyboard([[(("✓ " if code == current else "") + name, callbacks.encode(callbacks.LANGUAGE, code))
+                      for code, name in LANGUAGE_CHOICES.items()]])
+
+
+def field_keyboard(context: CoachContext, lang: str, current: str | None = None):
+    bank = context.services.bank
+    buttons = [(("✓ " if key == current else "") + bank.field_name(key, lang),
+                callbacks.encode(callbacks.FIELD, key)) for key in sorted(bank.fields)]
+    return keyboard(chunk(buttons, 2))
+
+
+def level_keyboard(context: CoachContext, lang: str, current: str | None = None):
+    texts = context.services.texts
+    return keyboard([[(("✓ " if level == current else "") + texts.t(lang, f"level-{level}"),
+                       callbacks.encode(callbacks.LEVEL, level)) for level in LEVELS]])
+
+
+def start_keyboard(context: CoachContext, lang: str):
+    return keyboard([[(context.services.texts.t(lang, "button-start-practice"),
+                       callbacks.encode(callbacks.NEXT))]])
+
+
+def names(context: CoachContext, user: User, lang: str) -> dict[str, str]:
+    texts = context.services.texts
+    return {
+        "field": context.services.bank.field_name(user.field, lang) if user.field else "—",
+        "level": texts.t(lang, f"level-{user.level}") if user.level else "—",
+        "language": LANGUAGE_CHOICES[lang],
+    }
+
+
+async def ask_next_choice(update: Update, context: CoachContext, user: User, lang: str) -> None:
+    """Show the keyboard for the first thing not chosen yet, or offer to start."""
+    texts = context.services.texts
+    if not user.field or user.field not in context.services.bank.fields:
+        await reply(update, texts.t(lang, "choose-field"), field_keyboard(context, lang))
+    elif not user.level:
+        await reply(update, texts.t(lang, "choose-level"), level_keyboard(context, lang))
+    else:
+        await reply(update, texts.t(lang, "all-set", **names(context, user, lang)),
+                    start_keyboard(context, lang))
+
+
+async def start(update: Update, context: CoachContext) -> None:
+    """Welcome, then whatever is not chosen yet."""
+    user, lang = await current_user(update, context)
+    texts = context.services.texts
+    name = update.effective_user.first_name if update.effective_user else ""
+    if user.field and user.level:
+        await reply(update, texts.t(lang, "welcome-back", name=name, **names(context, user, lang)),
+                    start_keyboard(context, lang))
+        return
+    await reply(update, texts.t(lang, "welcome", name=name))
+    await reply(update, texts.t(lang, "choose-language", language=LANGUAGE_CHOICES[lang]),
+                language_keyboard(lang))
+    await ask_next_choice(update, context, user, lang)
+
+
+async def language(update: Update, context: CoachContext) -> None:
+    """/language [en|tr]"""
+    user, lang = await current_user(update, context)
+    texts = context.services.texts
+    if not context.args:
+        await reply(update, texts.t(lang, "choose-language", language=LANGUAGE_CHOICES[lang]),
+                    language_keyboard(lang))
+        return
+    choice = context.args[0].lower()
+    if choice not in LANGUAGE_CHOICES:
+        await reply(update, texts.t(lang, "bad-language", values="en, tr"))
+        return
+    await update_user(context.services.db, user_id=user.user_id, language=choice)
+    await reply(update, texts.t(choice, "language-set"))
+
+
+async def field(update: Update, context: CoachContext) -> None:
+    """/field [key]"""
+    user, lang = await current_user(update, context)
+    texts, bank = context.services.texts, context.services.bank
+    if not context.args:
+        await reply(update, texts.t(lang, "choose-field"), field_keyboard(context, lang, user.field))
+        return
+    choice = context.args[0].lower()
+    if choice not in bank.fields:
+        await reply(update, texts.t(lang, "bad-field", value=choice[:40],
+                                    values=", ".join(sorted(bank.fields))))
+        return
+    await update_user(context.services.db, user_id=user.user_id, field=choice)
+    await reply(update, texts.t(lang, "field-set", field=bank.field_name(choice, lang)))
+    if not user.level:
+        await reply(update, texts.t(lang, "choose-level"), level_keyboard(context, lang))
+
+
+async def level(update: Update, context: CoachContext) -> None:
+    """/level [junior|mid|senior]"""
+    user, lang = await current_user(update, context)
+    texts = context.services.texts
+    if not context.args:
+        await reply(update, texts.t(lang, "choose-level"), level_keyboard(context, lang, user.level))
+        return
+    choice = context.args[0].lower()
+    if choice not in LEVELS:
+        await reply(update, texts.t(lang, "bad-level", value=choice[:40], values=", ".join(LEVELS)))
+        return
+    await update_user(context.services.db, user_id=user.user_id, level=choice)
+    await reply(update, texts.t(lang, "level-set", level=texts.t(lang, f"level-{choice}")))
+
+
+async def choose_language(update: Update, context: CoachContext) -> None:
+    """A tap on English / Türkçe."""
+    query = update.callback_query
+    data = callbacks.decode(query.data)
+    user, lang = await current_user(update, context)
+    choice = data.arg(0) if data else ""
+    if choice not in LANGUAGE_CHOICES:
+        await query.answer(context.services.texts.t(lang, "toast-expired"))
+        return
+    await query.answer(context.services.texts.t(choice, "language-set"))
+    if choice == user.language:
+        return
+    await update_user(context.services.db, user_id=user.user_id, language=choice)
+    texts = context.services.texts
+    await edit_or_ignore(query.message,
+                         texts.t(choice, "choose-language", language=LANGUAGE_CHOICES[choice]),
+                         language_keyboard(choice))
+
+
+async def choose_field(update: Update, context: CoachContext) -> None:
+    """A tap on a field button."""
+    query = update.callback_query
+    data = callbacks.decode(query.data)
+    user, lang = await current_user(update, context)
+    texts, bank = context.services.texts, context.services.bank
+    choice = data.arg(0) if data else ""
+    if choice not in bank.fields:
+        await query.answer(texts.t(lang, "toast-expired"))
+        return
+    await query.answer()
+    await update_user(context.services.db, user_id=user.user_id, field=choice)
+    user.field = choice
+    await edit_or_ignore(query.message, texts.t(lang, "field-set", field=bank.field_name(choice, lang)))
+    await ask_next_choice(update, context, user, lang)
+
+
+async def choose_level(update: Update, context: CoachContext) -> None:
+    """A tap on Junior / Mid / Senior."""
+    query = update.callback_query
+    data = callbacks.decode(query.data)
+    user, lang = await current_user(update, context)
+    texts = context.services.texts
+    choice = data.arg(0) if data else ""
+    if choice not in LEVELS:
+        await query.answer(texts.t(lang, "toast-expired"))
+        return
+    await query.answer()
+    await update_user(context.services.db, user_id=user.user_id, level=choice)
+    user.level = choice
+    await edit_or_ignore(query.message, texts.t(lang, "level-set", level=texts.t(lang, f"level-{choice}")))
+    await ask_next_choice(update, context, user, lang)
+
+
+def register(app: Application) -> None:
+    app.add_handler(CommandHandler("start", start))
+    app.add_handler(CommandHandler("language", language))
+    app.add_handler(CommandHandler("field", field))
+    app.add_handler(CommandHandler("level", level))
+    app.add_handler(CallbackQueryHandler(choose_language, pattern=callbacks.pattern(callbacks.LANGUAGE)))
+    app.add_handler(CallbackQueryHandler(choose_field, pattern=callbacks.pattern(callbacks.FIELD)))
+    app.add_handler(CallbackQueryHandler(choose_level, pattern=callbacks.pattern(callbacks.LEVEL)))

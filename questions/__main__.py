@@ -1,0 +1,5 @@
+import sys
+
+from questions.cli import main
+
+sys.exit(main())

@@ -1,0 +1,230 @@
+"""Loads a folder of YAML packs into a validated, indexed `Bank`, or lists every problem found."""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from questions.markup import plain_length
+from questions.model import LANGUAGES, Keywords, Localized, Pack, Question, humanize
+from questions.render import MESSAGE_LIMIT, RESERVED, explanation_html, question_html
+
+try:  # libyaml's loader is ~10x faster, which matters for large imported banks
+    from yaml import CSafeLoader as SafeLoader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader  # type: ignore[assignment]
+
+MAX_PACK_BYTES = 5 * 1024 * 1024
+
+
+class BankError(Exception):
+    """The bank is invalid; `problems` names each file, question and what is wrong."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(f"{len(problems)} problem(s) in the question bank")
+        self.problems = problems
+
+
+@dataclass
+class Topic:
+    field: str
+    key: str
+    name: Localized
+    specialization: str = "general"
+    keywords: Keywords = field(default_factory=Keywords)
+    question_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FieldInfo:
+    key: str
+    name: Localized
+    topics: dict[str, Topic] = field(default_factory=dict)
+
+
+class Bank:
+    """All questions, indexed by id, short key, field, level and topic."""
+
+    def __init__(self, packs: list[Pack]) -> None:
+        self.questions: dict[str, Question] = {}
+        self.by_key: dict[str, Question] = {}
+        self.fields: dict[str, FieldInfo] = {}
+        self._pools: dict[tuple[str | None, str | None, str | None], list[Question]] = {}
+        for pack in packs:
+            info = self.fields.get(pack.field)
+            if info is None:
+                name = pack.field_name or Localized(en=humanize(pack.field))
+                info = self.fields[pack.field] = FieldInfo(pack.field, name)
+            elif pack.field_name and info.name.en is None:
+                info.name = pack.field_name
+            topic = info.topics.get(pack.topic)
+            if topic is None:
+                topic = info.topics[pack.topic] = Topic(
+                    pack.field, pack.topic, pack.topic_name or Localized(en=humanize(pack.topic)),
+                    pack.specialization, pack.keywords,
+                )
+            for question in pack.questions:
+                self.questions[question.id] = question
+                self.by_key[question.key] = question
+                topic.question_ids.append(question.id)
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def field_name(self, field_key: str, lang: str) -> str:
+        info = self.fields.get(field_key)
+        return info.name.get(lang) if info else humanize(field_key)
+
+    def topic(self, field_key: str, topic_key: str) -> Topic | None:
+        info = self.fields.get(field_key)
+        return info.topics.get(topic_key) if info else None
+
+    def topic_name(self, field_key: str, topic_key: str, lang: str) -> str:
+        topic = self.topic(field_key, topic_key)
+        return topic.name.get(lang) if topic else humanize(topic_key)
+
+    def pool(self, field: str | None = None, level: str | None = None,
+             topic: str | None = None) -> list[Question]:
+        """Questions matching the filters (None matches all); cached, in bank order."""
+        cache_key = (field, level, topic)
+        if cache_key not in self._pools:
+            self._pools[cache_key] = [
+                q for q in self.questions.values()
+                if (field is None or q.field == field)
+                and (level is None or q.seniority == level)
+                and (topic is None or q.topic == topic)
+            ]
+        return self._pools[cache_key]
+
+    def sample(self, rng: random.Random, count: int) -> list[Question]:
+        return rng.sample(list(self.questions.values()), min(count, len(self)))
+
+
+def _read_pack(path: Path, root: Path, problems: list[str]) -> Pack | None:
+    name = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    try:
+        if path.stat().st_size > MAX_PACK_BYTES:
+            problems.append(f"{name}: file is larger than {MAX_PACK_BYTES // (1024 * 1024)} MB")
+            return None
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=SafeLoader)
+    except UnicodeDecodeError:
+        problems.append(f"{name}: not UTF-8 text")
+        return None
+    except yaml.YAMLError as exc:
+        problems.append(f"{name}: not valid YAML ({str(exc).splitlines()[0]})")
+        return None
+    if not isinstance(raw, dict):
+        problems.append(f"{name}: expected a mapping with field, topic and questions")
+        return None
+    questions = raw.get("questions")
+    if not isinstance(questions, list):
+        problems.append(f"{name}: `questions` must be a list")
+        return None
+    # Validate question by question, so one bad entry names its id and the rest still load.
+    good: list[dict] = []
+    for index, item in enumerate(questions, start=1):
+        qid = item.get("id", f"#{index}") if isinstance(item, dict) else f"#{index}"
+        if not isinstance(item, dict):
+            problems.append(f"{name}: question {qid}: expected a mapping")
+            continue
+        item = {**item, "field": raw.get("field", ""), "topic": raw.get("topic", "")}
+        try:
+            Question.model_validate(item)
+        except ValidationError as exc:
+            problems.extend(f"{name}: question {qid}: {_describe(err)}" for err in exc.errors())
+            continue
+        good.append(item)
+    try:
+        return Pack.model_validate({**raw, "questions": good})
+    except ValidationError as exc:
+        problems.extend(f"{name}: {_describe(err)}" for err in exc.errors())
+        return None
+
+
+def _describe(err: dict) -> str:
+    where = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__")
+    message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
+
+
+def fits_one_message(question: Question) -> list[str]:
+    """Problems with a question that would not fit one Telegram message once rendered."""
+    problems = []
+    for lang in question.languages:
+        size = plain_length(question_html(question, lang)) + RESERVED
+        if size > MESSAGE_LIMIT:
+            problems.append(f"{lang} question renders to {size} characters (limit {MESSAGE_LIMIT})")
+        size = plain_length(explanation_html(question, lang)) + RESERVED
+        if size > MESSAGE_LIMIT:
+            problems.append(f"{lang} explanation renders to {size} characters")
+    return problems
+
+
+def check_bank(root: Path) -> tuple[Bank | None, list[str]]:
+    """Load every pack under `root` (recursively); the bank, or None and the problems."""
+    problems: list[str] = []
+    root = Path(root)
+    if not root.is_dir():
+        return None, [f"{root}: not a folder"]
+    paths = sorted(p for p in root.rglob("*") if p.suffix in {".yaml", ".yml"} and p.is_file())
+    packs: list[Pack] = []
+    where: dict[str, str] = {}
+    keys: dict[str, str] = {}
+    topics: dict[tuple[str, str], str] = {}
+    for path in paths:
+        pack = _read_pack(path, root, problems)
+        if pack is None:
+            continue
+        name = str(path.relative_to(root))
+        if (pack.field, pack.topic) in topics:
+            problems.append(f"{name}: topic {pack.field}/{pack.topic} is also in "
+                            f"{topics[(pack.field, pack.topic)]}")
+        topics[(pack.field, pack.topic)] = name
+        for question in pack.questions:
+            if question.id in where:
+                problems.append(f"{name}: question {question.id}: duplicate id "
+                                f"(also in {where[question.id]})")
+                continue
+            where[question.id] = name
+            other = keys.get(question.key)
+            if other is not None:
+                problems.append(f"{name}: question {question.id}: short key collides with {other}")
+            keys[question.key] = question.id
+            problems.extend(f"{name}: question {question.id}: {p}"
+                            for p in fits_one_message(question))
+        packs.append(pack)
+    if not paths:
+        problems.append(f"{root}: no question packs (*.yaml) found")
+    if problems:
+        return None, problems
+    return Bank(packs), []
+
+
+def load_bank(root: Path) -> Bank:
+    bank, problems = check_bank(root)
+    if bank is None:
+        raise BankError(problems)
+    return bank
+
+
+def bank_stats(bank: Bank) -> dict:
+    """Counts per field, level, topic and language (for `python -m questions stats`)."""
+    per_field: dict[str, dict] = {}
+    for q in bank.questions.values():
+        entry = per_field.setdefault(q.field, {
+            "total": 0, "levels": defaultdict(int), "topics": defaultdict(int),
+            "languages": defaultdict(int), "level_language": defaultdict(int),
+        })
+        entry["total"] += 1
+        entry["levels"][q.seniority] += 1
+        entry["topics"][q.topic] += 1
+        for lang in LANGUAGES:
+            if getattr(q, lang) is not None:
+                entry["languages"][lang] += 1
+                entry["level_language"][(q.seniority, lang)] += 1
+    return per_field

@@ -1,0 +1,133 @@
+"""The question bank's data model: packs as written in YAML, and the questions the bot asks."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Level = Literal["junior", "mid", "senior"]
+LEVELS: tuple[str, ...] = ("junior", "mid", "senior")
+LANGUAGES: tuple[str, ...] = ("en", "tr")
+KEY_PATTERN = r"^[a-z0-9][a-z0-9-]{0,47}$"
+OPTION_KEYS = "abcdef"
+
+
+class Localized(BaseModel):
+    """A name given in English and/or Turkish."""
+
+    model_config = ConfigDict(extra="forbid")
+    en: str | None = None
+    tr: str | None = None
+
+    def get(self, lang: str) -> str:
+        return (self.tr if lang == "tr" else self.en) or self.en or self.tr or ""
+
+
+class QuestionText(BaseModel):
+    """One language's version of a question."""
+
+    model_config = ConfigDict(extra="forbid")
+    body: str = Field(min_length=1)
+    options: dict[str, str]
+    explanation: str = Field(min_length=1)
+
+    @field_validator("options", mode="before")
+    @classmethod
+    def _options_as_text(cls, value: object) -> object:
+        # YAML turns `a: 1` or `a: yes` into numbers and booleans; an option is always text.
+        if isinstance(value, dict):
+            return {str(k): v if isinstance(v, str) else str(v) for k, v in value.items()}
+        return value
+
+    @field_validator("options")
+    @classmethod
+    def _option_keys(cls, value: dict[str, str]) -> dict[str, str]:
+        keys = list(value)
+        if not 2 <= len(keys) <= 6:
+            raise ValueError(f"needs 2 to 6 options, has {len(keys)}")
+        if keys != list(OPTION_KEYS[: len(keys)]):
+            raise ValueError(f"option keys must be a, b, c... in order, got {', '.join(keys)}")
+        for key, text in value.items():
+            if not text.strip():
+                raise ValueError(f"option {key} is empty")
+        return value
+
+
+class Question(BaseModel):
+    """A multiple-choice question; `field` and `topic` come from its pack."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,99}$")
+    seniority: Level
+    difficulty: int = Field(ge=1, le=3)
+    correct: str
+    en: QuestionText | None = None
+    tr: QuestionText | None = None
+    field: str = ""
+    topic: str = ""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Question:
+        texts = [t for t in (self.en, self.tr) if t is not None]
+        if not texts:
+            raise ValueError("needs at least one of en / tr")
+        if self.en and self.tr and list(self.en.options) != list(self.tr.options):
+            raise ValueError("options differ between en and tr")
+        if self.correct not in texts[0].options:
+            raise ValueError(f"correct key {self.correct!r} is not one of the options")
+        return self
+
+    @property
+    def key(self) -> str:
+        """A short stable key for callback data (64-byte limit); collisions are checked at load."""
+        return question_key(self.id)
+
+    @property
+    def languages(self) -> list[str]:
+        return [lang for lang in LANGUAGES if getattr(self, lang) is not None]
+
+    def text(self, lang: str) -> QuestionText:
+        """The text in `lang` when the question has it, else the other language."""
+        chosen = getattr(self, lang, None) if lang in LANGUAGES else None
+        return chosen or self.en or self.tr  # type: ignore[return-value]
+
+    @property
+    def option_keys(self) -> list[str]:
+        return list(self.text("en").options)
+
+
+class Keywords(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    en: list[str] = []
+    tr: list[str] = []
+
+
+class Pack(BaseModel):
+    """One YAML file: the questions of one topic of one field."""
+
+    model_config = ConfigDict(extra="forbid")
+    field: str = Field(pattern=KEY_PATTERN)
+    field_name: Localized | None = None
+    topic: str = Field(pattern=KEY_PATTERN)
+    topic_name: Localized | None = None
+    specialization: str = "general"
+    keywords: Keywords = Keywords()
+    questions: list[Question] = []
+
+    @field_validator("field_name", "topic_name", mode="before")
+    @classmethod
+    def _plain_name(cls, value: object) -> object:
+        return {"en": value, "tr": value} if isinstance(value, str) else value
+
+
+def question_key(question_id: str) -> str:
+    return hashlib.blake2b(question_id.encode(), digest_size=5).hexdigest()
+
+
+def humanize(key: str) -> str:
+    """`http-caching` -> `Http caching`: a fallback name for a topic or field without one."""
+    words = re.split(r"[-_]+", key)
+    return " ".join(words).capitalize()

@@ -1,0 +1,52 @@
+"""How a question looks in a chat message (Telegram HTML), shared by the bot and the validator."""
+
+from __future__ import annotations
+
+from questions.markup import escape, to_html
+from questions.model import Question
+
+MESSAGE_LIMIT = 4096
+# Room kept for the header and the grading lines added when the message is edited.
+RESERVED = 300
+
+
+def option_label(key: str) -> str:
+    return key.upper()
+
+
+def question_html(question: Question, lang: str, *, header: str = "") -> str:
+    """The question body and its lettered options, as sent with the answer buttons."""
+    text = question.text(lang)
+    lines = [header, ""] if header else []
+    lines.append(to_html(text.body))
+    lines.append("")
+    for key, option in text.options.items():
+        lines.append(f"<b>{option_label(key)}.</b> {to_html(option)}")
+    return "\n".join(lines)
+
+
+def graded_html(question: Question, lang: str, *, header: str, chosen: str | None,
+                result_line: str) -> str:
+    """The question after the tap: options marked, the user's pick and the right answer below."""
+    text = question.text(lang)
+    lines = [header, ""] if header else []
+    lines.append(to_html(text.body))
+    lines.append("")
+    for key, option in text.options.items():
+        mark = ""
+        if key == question.correct:
+            mark = " ✅"
+        elif key == chosen:
+            mark = " ❌"
+        lines.append(f"<b>{option_label(key)}.</b> {to_html(option)}{mark}")
+    lines.append("")
+    lines.append(result_line)
+    return "\n".join(lines)
+
+
+def explanation_html(question: Question, lang: str) -> str:
+    return to_html(question.text(lang).explanation)
+
+
+def header_html(field_name: str, topic_name: str, level_name: str) -> str:
+    return f"<b>{escape(field_name)} · {escape(topic_name)}</b> · {escape(level_name)}"

@@ -1,0 +1,123 @@
+"""The SQLite connection: WAL, foreign keys, a busy timeout, versioned migrations, transactions."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+log = logging.getLogger(__name__)
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+BUSY_TIMEOUT_MS = 10_000
+
+
+class SchemaTooNew(RuntimeError):
+    """The database was written by a newer version of the bot."""
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    """(version, name, sql) for every `NNNN_name.sql` file, in order."""
+    found = []
+    for path in sorted(MIGRATIONS.glob("*.sql")):
+        match = re.match(r"^(\d{4})_(\w+)\.sql$", path.name)
+        if match:
+            found.append((int(match.group(1)), match.group(2), path.read_text(encoding="utf-8")))
+    versions = [v for v, _, _ in found]
+    if len(set(versions)) != len(versions):
+        raise RuntimeError(f"two migrations share a version number: {versions}")
+    return found
+
+
+def latest_version() -> int:
+    return max((v for v, _, _ in migrations()), default=0)
+
+
+class Database:
+    """One aiosqlite connection; a lock keeps each transaction whole among concurrent handlers."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path | str) -> Database:
+        path = Path(path)
+        if str(path) != ":memory:":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists():
+                # Created owner-only: it holds users' answers and settings.
+                fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+                os.close(fd)
+        conn = await aiosqlite.connect(str(path), isolation_level=None)
+        conn.row_factory = aiosqlite.Row
+        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await conn.execute("PRAGMA journal_mode = WAL")
+        await conn.execute("PRAGMA synchronous = NORMAL")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        db = cls(conn, path)
+        try:
+            await db.migrate()
+        except BaseException:
+            await conn.close()
+            raise
+        return db
+
+    async def close(self) -> None:
+        await self.conn.close()
+
+    async def version(self) -> int:
+        async with self.conn.execute("PRAGMA user_version") as cur:
+            row = await cur.fetchone()
+        return int(row[0])
+
+    async def migrate(self) -> None:
+        current = await self.version()
+        latest = latest_version()
+        if current > latest:
+            raise SchemaTooNew(
+                f"the database {self.path} has schema version {current}, newer than this bot "
+                f"knows ({latest}); upgrade the bot or use another DATABASE_PATH")
+        for version, name, sql in migrations():
+            if version <= current:
+                continue
+            log.info("migrating database to version %d (%s)", version, name)
+            # executescript commits first; wrap the whole file so a failure leaves no half schema.
+            await self.conn.executescript(
+                f"BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error."""
+        async with self._lock:
+            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                await self.conn.execute("ROLLBACK")
+                raise
+            else:
+                await self.conn.execute("COMMIT")
+
+    async def fetchone(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Row | None:
+        async with self._lock, self.conn.execute(sql, tuple(params)) as cur:
+            return await cur.fetchone()
+
+    async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
+        async with self._lock, self.conn.execute(sql, tuple(params)) as cur:
+            return list(await cur.fetchall())
+
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """One statement in its own transaction; returns the number of changed rows."""
+        async with self._lock:
+            cur = await self.conn.execute(sql, tuple(params))
+            count = cur.rowcount
+            await cur.close()
+            return count

@@ -1,0 +1,67 @@
+"""Users and their choices (language, field, level, time zone)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from storage.db import Database
+
+EDITABLE = frozenset({"first_name", "language", "field", "level", "timezone"})
+
+
+@dataclass
+class User:
+    user_id: int
+    first_name: str
+    language: str | None
+    field: str | None
+    level: str | None
+    timezone: str | None
+    answered: int
+    correct: int
+    group_answered: int
+    streak_current: int
+    streak_best: int
+    last_active_day: date | None
+
+
+def _user(row) -> User:
+    last = row["last_active_day"]
+    return User(
+        user_id=row["user_id"], first_name=row["first_name"], language=row["language"],
+        field=row["field"], level=row["level"], timezone=row["timezone"],
+        answered=row["answered"], correct=row["correct"],
+        group_answered=row["group_answered"],
+        streak_current=row["streak_current"], streak_best=row["streak_best"],
+        last_active_day=date.fromisoformat(last) if last else None,
+    )
+
+
+async def get_user(db: Database, *, user_id: int) -> User | None:
+    row = await db.fetchone("SELECT * FROM users WHERE user_id = ?", (user_id,))
+    return _user(row) if row else None
+
+
+async def ensure_user(db: Database, *, user_id: int, first_name: str, language: str | None,
+                      now: int) -> User:
+    """The stored user, created on first contact with the language Telegram reported."""
+    async with db.transaction() as conn:
+        await conn.execute(
+            "INSERT INTO users (user_id, first_name, language, created_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (user_id) DO NOTHING",
+            (user_id, first_name[:64], language, now))
+        async with conn.execute("SELECT * FROM users WHERE user_id = ?", (user_id,)) as cur:
+            row = await cur.fetchone()
+    return _user(row)
+
+
+async def update_user(db: Database, *, user_id: int, **values: str | None) -> None:
+    unknown = set(values) - EDITABLE
+    if unknown:
+        raise ValueError(f"not editable: {sorted(unknown)}")
+    if not values:
+        return
+    assignments = ", ".join(f"{column} = ?" for column in values)
+    await db.execute(f"UPDATE users SET {assignments} WHERE user_id = ?",
+                     (*values.values(), user_id))
