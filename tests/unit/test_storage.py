@@ -1,0 +1,73 @@
+"""Storage against real SQLite files: answers once, aggregates, migrations, restarts."""
+
+import os
+import stat
+from datetime import date
+
+import pytest
+
+from storage import answers, users
+from storage.db import Database, SchemaTooNew, latest_version
+
+
+def answer(**kw):
+    base = dict(user_id=1, question_id="q1", field="backend", topic="t", level="mid", chosen="a",
+                is_correct=True, answered_at=1000, chat_id=1, message_id=10)
+    base.update(kw)
+    return answers.NewAnswer(**base)
+
+
+async def test_answer_is_stored_once_with_aggregates(db):
+    await users.ensure_user(db, user_id=1, first_name="Ada", language="en", now=1)
+    first = await answers.record_answer(db, answer(), today=date(2026, 3, 10))
+    again = await answers.record_answer(db, answer(chosen="b"), today=date(2026, 3, 10))
+    assert first.inserted and not again.inserted
+    await answers.record_answer(db, answer(message_id=11, is_correct=False, answered_at=2000),
+                                today=date(2026, 3, 11))
+    user = await users.get_user(db, user_id=1)
+    assert (user.answered, user.correct, user.streak_current, user.streak_best) == (2, 1, 2, 2)
+    seen = await answers.seen_questions(db, user_id=1)
+    assert seen["q1"].last_is_correct is False and seen["q1"].last_answered_at == 2000
+    [total] = await answers.topic_totals(db, user_id=1)
+    assert (total.answered, total.correct) == (2, 1)
+    rows = await db.fetchall("SELECT COUNT(*) AS n FROM answers")
+    assert rows[0]["n"] == 2
+
+
+async def test_data_survives_reopen_and_file_is_private(tmp_path):
+    path = tmp_path / "sub" / "coach.sqlite3"
+    db = await Database.open(path)
+    await users.ensure_user(db, user_id=5, first_name="Bo", language="tr", now=1)
+    await users.update_user(db, user_id=5, field="backend", level="senior")
+    await db.close()
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    db = await Database.open(path)
+    user = await users.get_user(db, user_id=5)
+    assert (user.language, user.field, user.level) == ("tr", "backend", "senior")
+    journal = await db.fetchone("PRAGMA journal_mode")
+    assert journal[0] == "wal"
+    await db.close()
+
+
+async def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "c.sqlite3"
+    db = await Database.open(path)
+    assert await db.version() == latest_version()
+    await db.conn.execute(f"PRAGMA user_version = {latest_version() + 1}")
+    await db.close()
+    with pytest.raises(SchemaTooNew, match="newer than this bot knows"):
+        await Database.open(path)
+
+
+async def test_update_user_rejects_unknown_columns(db):
+    with pytest.raises(ValueError):
+        await users.update_user(db, user_id=1, answered="5")
+
+
+async def test_failed_transaction_changes_nothing(db):
+    await users.ensure_user(db, user_id=1, first_name="A", language="en", now=1)
+    with pytest.raises(RuntimeError):
+        async with db.transaction() as conn:
+            await conn.execute("UPDATE users SET field = 'x' WHERE user_id = 1")
+            raise RuntimeError("boom")
+    assert (await users.get_user(db, user_id=1)).field is None
