@@ -1,0 +1,65 @@
+"""Runs the real Application against the fake Bot API server, the way run_polling would."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from telegram.ext import Application
+
+from bot import ratelimit
+from bot.app import build_application
+from bot.emulator import FakeTelegram
+from bot.settings import Settings
+from tests.conftest import Clock, make_settings
+
+
+class BotRunner:
+    """Start, stop and restart the bot on one database, like a deployed process."""
+
+    def __init__(self, fake: FakeTelegram, tmp_path: Path, clock: Clock | None = None,
+                 **settings: object) -> None:
+        self.fake = fake
+        self.clock = clock or Clock()
+        self.settings: Settings = make_settings(
+            tmp_path, bot_api_base_url=fake.base_url, bot_api_base_file_url=fake.base_file_url,
+            **settings)
+        self.app: Application | None = None
+        self.rng = random.Random(3)
+
+    @property
+    def services(self):
+        assert self.app is not None
+        return self.app.bot_data["services"]
+
+    async def start(self) -> Application:
+        app = build_application(
+            self.settings, clock=self.clock, rng=self.rng,
+            # Tests check the fake's limits separately; here the limiter must never slow them.
+            rate_limiter=ratelimit.limiter(group_max_rate=1000, overall_max_rate=1000),
+            polling_timeout=1)
+        await app.initialize()
+        if app.post_init:
+            await app.post_init(app)
+        await app.updater.start_polling(poll_interval=0, timeout=1)
+        await app.start()
+        self.app = app
+        return app
+
+    async def stop(self) -> None:
+        app, self.app = self.app, None
+        if app is None:
+            return
+        if app.updater.running:
+            await app.updater.stop()
+        if app.running:
+            await app.stop()
+        if app.post_stop:
+            await app.post_stop(app)
+        await app.shutdown()
+        if app.post_shutdown:
+            await app.post_shutdown(app)
+
+    async def restart(self) -> Application:
+        await self.stop()
+        return await self.start()
