@@ -7,6 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 from types import ModuleType
 
+from telegram import LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 
@@ -57,7 +58,8 @@ def build_application(settings: Settings, *, bank: Bank | None = None,
         .token(settings.bot_token.get_secret_value())
         .base_url(settings.bot_api_base_url)
         .base_file_url(settings.file_base_url)
-        .defaults(Defaults(parse_mode=ParseMode.HTML, disable_web_page_preview=True))
+        .defaults(Defaults(parse_mode=ParseMode.HTML,
+                           link_preview_options=LinkPreviewOptions(is_disabled=True)))
         .context_types(ContextTypes(context=CoachContext))
         .rate_limiter(rate_limiter or ratelimit.limiter())
         .concurrent_updates(ratelimit.PerUserUpdateProcessor())
