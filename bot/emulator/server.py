@@ -517,6 +517,12 @@ _JSON_PARAMS = frozenset(
 
 
 _INT_PARAMS = frozenset({"offset", "limit", "timeout", "max_connections", "cache_time"})
+# Ids that Telegram defines as strings, though they may look like numbers.
+_STRING_ID_PARAMS = frozenset({
+    "callback_query_id", "inline_query_id", "shipping_query_id", "pre_checkout_query_id",
+    "file_id", "business_connection_id", "message_effect_id", "custom_emoji_id",
+    "web_app_query_id", "gift_id", "star_transaction_id",
+})
 
 
 def _parse_without_spec(raw: Mapping[str, Any]) -> JSON:
@@ -530,7 +536,8 @@ def _parse_without_spec(raw: Mapping[str, Any]) -> JSON:
                 except ValueError:
                     raise ApiError(400, f"Bad Request: can't parse {name} JSON object") from None
             elif re.fullmatch(r"-?[0-9]{1,20}", value) and (
-                name.endswith("_id") or name in _INT_PARAMS
+                name in _INT_PARAMS
+                or (name.endswith("_id") and name not in _STRING_ID_PARAMS)
             ):
                 value = int(value)
             elif value in ("true", "false"):
