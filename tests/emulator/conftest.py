@@ -9,6 +9,9 @@ import pytest
 from telegram import Bot
 
 from bot.emulator import FakeTelegram
+from bot.emulator.spec import find_spec
+
+SPEC_FOUND = find_spec() is not None
 
 # The smallest valid PNG: signature, a 1x1 IHDR, one IDAT and IEND.
 PNG_1X1 = bytes.fromhex(
@@ -44,3 +47,13 @@ async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
 async def http() -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(timeout=5) as client:
         yield client
+
+
+@pytest.fixture(autouse=True)
+def _skip_without_spec(request: pytest.FixtureRequest) -> None:
+    """Spec checks need ../shared/telegram-bot-api/api.json (or $TELEGRAM_API_SPEC)."""
+    if request.node.get_closest_marker("needs_spec") and not SPEC_FOUND:
+        pytest.skip(
+            "Bot API spec not found: put it at ../shared/telegram-bot-api/api.json "
+            "or set TELEGRAM_API_SPEC"
+        )

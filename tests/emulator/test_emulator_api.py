@@ -61,6 +61,7 @@ async def test_html_message_stores_text_entities_and_html(fake, http):
     assert [m["from"]["id"] for m in fake.messages(1001)] == [1001, 123456]
 
 
+@pytest.mark.needs_spec
 @pytest.mark.parametrize(
     ("params", "description"),
     [
@@ -93,6 +94,7 @@ async def test_send_message_refusals(fake, http, params, description):
     assert fake.violations == [f"sendMessage chat 1001: 400 {description}"]
 
 
+@pytest.mark.needs_spec
 async def test_missing_required_params(fake, http):
     assert (await refusal(http, fake, "sendMessage", text="hi"))["description"] == (
         "Bad Request: chat_id is empty"
@@ -294,6 +296,7 @@ async def test_group_membership_and_privacy_mode(fake: FakeTelegram, bot: Bot):
         await bot.send_message(-100123, "hi")
 
 
+@pytest.mark.needs_spec
 async def test_tokens_and_unknown_methods(fake, http):
     assert (await http.get(f"{fake.base_url}123:short/getMe")).status_code == 401
     assert (await http.get(f"{fake.base_url}nonsense/getMe")).status_code == 404
@@ -312,6 +315,7 @@ async def test_pinned_token_rejects_others(http):
         assert other.json() == {"ok": False, "error_code": 401, "description": "Unauthorized"}
 
 
+@pytest.mark.needs_spec
 async def test_params_added_by_ptb_defaults_are_ignored_like_telegram(fake):
     ada = fake.user(1001, "Ada")
     fake.send_message(ada, "/start")

@@ -9,6 +9,8 @@ import pytest
 from bot.emulator import FakeTelegram
 from bot.emulator.spec import Spec, SpecError, find_spec
 
+pytestmark = pytest.mark.needs_spec
+
 
 @pytest.fixture(scope="module")
 def spec() -> Spec:
