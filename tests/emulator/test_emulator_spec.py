@@ -15,7 +15,8 @@ pytestmark = pytest.mark.needs_spec
 @pytest.fixture(scope="module")
 def spec() -> Spec:
     path = find_spec()
-    assert path is not None, "shared/telegram-bot-api/api.json should be found from the repo"
+    if path is None:
+        pytest.skip("Bot API spec not found: put it at ../shared/telegram-bot-api/api.json")
     return Spec.load(path)
 
 
