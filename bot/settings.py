@@ -14,7 +14,8 @@ TOKEN_PATTERN = re.compile(r"^\d{3,}:[A-Za-z0-9_-]{20,}$")
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore",
+                                      hide_input_in_errors=True)
 
     bot_token: SecretStr
     bot_api_base_url: str = "https://api.telegram.org/bot"

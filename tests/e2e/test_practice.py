@@ -141,3 +141,20 @@ async def test_code_and_html_characters_are_escaped(fake, bot):
     [question] = await say(fake, ada, "/quiz")
     assert "Cache-Control: no-cache" in question["text"]
     assert any(e["type"] == "pre" and e.get("language") == "http" for e in question["entities"])
+
+
+async def test_a_failing_handler_apologises_and_the_bot_goes_on(fake, bot, monkeypatch):
+    import handlers.practice
+
+    ada = fake.user(1009, "Ada")
+    await onboard(fake, ada)
+
+    async def broken(*args, **kwargs):
+        raise RuntimeError("storage exploded")
+
+    monkeypatch.setattr(handlers.practice, "seen_questions", broken)
+    [msg] = await say(fake, ada, "/quiz")
+    assert "Sorry, something went wrong" in msg["text"]
+    monkeypatch.undo()
+    [question] = await say(fake, ada, "/quiz")
+    assert fake.buttons(question)
