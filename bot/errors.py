@@ -12,13 +12,26 @@ from bot.context import CoachContext
 log = logging.getLogger("bot.errors")
 
 
+def route(update: Update) -> str:
+    """Which handler family an update goes to, without any of the user's text."""
+    if update.callback_query is not None:
+        data = update.callback_query.data or ""
+        return "button:" + ":".join(data.split(":")[:2])[:8] if data.startswith("v1:") else "button:?"
+    message = update.effective_message
+    if message is not None and message.text and message.text.startswith("/"):
+        command = message.text.split()[0].split("@")[0][1:33]
+        return "/" + "".join(c for c in command if c.isalnum() or c == "_")
+    if message is not None:
+        return "document" if message.document else "message"
+    return "other"
+
+
 def describe(update: object) -> str:
     if not isinstance(update, Update):
         return "no update"
     user = update.effective_user.id if update.effective_user else None
     chat = update.effective_chat.id if update.effective_chat else None
-    kind = "callback" if update.callback_query else "message" if update.effective_message else "other"
-    return f"update_id={update.update_id} kind={kind} user_id={user} chat_id={chat}"
+    return f"update_id={update.update_id} route={route(update)} user_id={user} chat_id={chat}"
 
 
 async def error_handler(update: object, context: CoachContext) -> None:

@@ -5,39 +5,46 @@ from __future__ import annotations
 import logging
 
 
-class RedactToken(logging.Filter):
-    """Replaces the token wherever it appears (httpx and PTB put it in request URLs)."""
+class RedactSecrets(logging.Filter):
+    """Replaces secrets wherever they appear (httpx and PTB put the token in request URLs)."""
 
-    def __init__(self, token: str) -> None:
+    def __init__(self, secrets: list[str]) -> None:
         super().__init__()
-        self.token = token
+        self.secrets = [s for s in secrets if s]
+
+    def _clean(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "<secret>")
+        return text
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self.token:
-            return True
         message = record.getMessage()
-        if self.token in message:
-            record.msg = message.replace(self.token, "<token>")
+        if any(secret in message for secret in self.secrets):
+            record.msg = self._clean(message)
             record.args = None
         if record.exc_info and record.exc_info[1] is not None:
-            text = str(record.exc_info[1])
-            if self.token in text:
-                record.exc_text = logging.Formatter().formatException(record.exc_info).replace(
-                    self.token, "<token>")
+            text = logging.Formatter().formatException(record.exc_info)
+            if any(secret in text for secret in self.secrets):
+                record.exc_text = self._clean(text)
         return True
 
 
-def setup_logging(level: str, token: str) -> None:
+def setup_logging(level: str, *secrets: str) -> None:
     root = logging.getLogger()
     if not root.handlers:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)
     root.setLevel(level)
-    redact = RedactToken(token)
+    redact = RedactSecrets(list(secrets))
     for handler in root.handlers:
-        if not any(isinstance(f, RedactToken) for f in handler.filters):
-            handler.addFilter(redact)
+        for old in [f for f in handler.filters if isinstance(f, RedactSecrets)]:
+            handler.removeFilter(old)
+        handler.addFilter(redact)
     # httpx logs every request URL (with the token) at INFO; keep it to warnings.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
+    # At DEBUG, PTB logs every API call's parameters and results: users' messages and the
+    # bot's replies. Our own one-line-per-update log (bot.updates) is what operators need.
+    logging.getLogger("telegram").setLevel(max(logging.getLevelName(level), logging.INFO))
+    logging.getLogger("apscheduler").setLevel(max(logging.getLevelName(level), logging.INFO))

@@ -1,17 +1,20 @@
-"""Start-up: settings, a checked bank, then polling; clear one-line errors instead of tracebacks."""
+"""Start-up: settings, a checked bank, then polling or a webhook; one clear line instead of a traceback."""
 
 from __future__ import annotations
 
+import argparse
 import logging
+import sqlite3
 import sys
+from urllib.parse import urlparse
 
 from pydantic import ValidationError
 
 from bot.app import build_application
 from bot.logs import setup_logging
 from bot.settings import Settings
-from questions.loader import BankError, load_bank
-from storage.db import SchemaTooNew
+from questions.loader import BankError, check_bank, load_bank
+from storage.db import SchemaTooNew, latest_version
 
 HOW_TO_GET_A_TOKEN = (
     "BOT_TOKEN is missing or malformed: talk to @BotFather in Telegram, send /newbot, and put "
@@ -21,7 +24,7 @@ HOW_TO_GET_A_TOKEN = (
 
 def load_settings() -> Settings:
     try:
-        return Settings()  # type: ignore[call-arg]
+        settings = Settings()  # type: ignore[call-arg]
     except ValidationError as exc:
         if any(err["loc"] and err["loc"][0] == "bot_token" for err in exc.errors()):
             print(HOW_TO_GET_A_TOKEN, file=sys.stderr)
@@ -30,11 +33,53 @@ def load_settings() -> Settings:
                 name = str(err["loc"][0]).upper() if err["loc"] else "settings"
                 print(f"{name}: {err['msg']}", file=sys.stderr)
         raise SystemExit(2) from None
+    if settings.webhook_url and not settings.webhook_secret:
+        print("WEBHOOK_SECRET is required with WEBHOOK_URL: Telegram sends it back in the "
+              "X-Telegram-Bot-Api-Secret-Token header so that nobody else can post updates.",
+              file=sys.stderr)
+        raise SystemExit(2)
+    return settings
 
 
-def main(argv: list[str]) -> int:
-    settings = load_settings()
-    setup_logging(settings.log_level, settings.bot_token.get_secret_value())
+def check(settings: Settings) -> int:
+    """`python -m bot --check`: settings, bank and database, for deploy scripts."""
+    ok = True
+    print(f"settings: OK (API {urlparse(settings.bot_api_base_url).netloc}, "
+          f"{'webhook ' + settings.webhook_url if settings.webhook_url else 'polling'})")
+    bank, problems = check_bank(settings.questions_dir)
+    if bank is None:
+        ok = False
+        print(f"bank: {len(problems)} problem(s) in {settings.questions_dir}")
+        for problem in problems[:20]:
+            print(f"  {problem}")
+    else:
+        print(f"bank: OK ({len(bank)} questions, {len(bank.fields)} fields)")
+    path = settings.database_path
+    if not path.exists():
+        print(f"database: {path} does not exist yet; it will be created (schema v{latest_version()})")
+    else:
+        try:
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                integrity = conn.execute("PRAGMA quick_check").fetchone()[0]
+        except sqlite3.Error as exc:
+            ok = False
+            print(f"database: cannot read {path}: {exc}")
+        else:
+            if version > latest_version():
+                ok = False
+                print(f"database: schema v{version} is newer than this bot (v{latest_version()})")
+            elif integrity != "ok":
+                ok = False
+                print(f"database: integrity check failed: {integrity}")
+            else:
+                note = "" if version == latest_version() else f", will migrate to v{latest_version()}"
+                print(f"database: OK ({path}, schema v{version}{note})")
+    print("OK" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+def run(settings: Settings) -> int:
     log = logging.getLogger("bot")
     try:
         bank = load_bank(settings.questions_dir)
@@ -46,8 +91,31 @@ def main(argv: list[str]) -> int:
     log.info("loaded %d questions in %d fields", len(bank), len(bank.fields))
     app = build_application(settings, bank=bank)
     try:
-        app.run_polling(allowed_updates=None, drop_pending_updates=False)
+        if settings.webhook_url:
+            assert settings.webhook_secret is not None
+            log.info("webhook mode on %s:%d", settings.webhook_listen, settings.webhook_port)
+            app.run_webhook(
+                listen=settings.webhook_listen, port=settings.webhook_port,
+                url_path=urlparse(settings.webhook_url).path.lstrip("/"),
+                webhook_url=settings.webhook_url,
+                secret_token=settings.webhook_secret.get_secret_value(),
+                allowed_updates=None)
+        else:
+            app.run_polling(allowed_updates=None)
     except SchemaTooNew as exc:
         print(str(exc), file=sys.stderr)
         return 1
     return 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot", description="Interview coach bot")
+    parser.add_argument("--check", action="store_true",
+                        help="validate settings, the bank and the database, then exit 0 or 1")
+    args = parser.parse_args(argv)
+    settings = load_settings()
+    setup_logging(settings.log_level, settings.bot_token.get_secret_value(),
+                  settings.webhook_secret.get_secret_value() if settings.webhook_secret else "")
+    if args.check:
+        return check(settings)
+    return run(settings)

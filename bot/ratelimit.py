@@ -8,6 +8,8 @@ concurrently across users but in order for each user, so one slow chat never blo
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -15,6 +17,7 @@ from telegram import Update
 from telegram.error import RetryAfter
 from telegram.ext import AIORateLimiter, BaseUpdateProcessor
 
+log = logging.getLogger("bot.updates")
 UNQUEUED = frozenset({"answerCallbackQuery", "getMe", "getUpdates", "getChatMember", "getFile"})
 
 
@@ -59,19 +62,24 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
         self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        from bot.errors import describe
+
+        started = time.perf_counter()
         key = ordering_key(update)
         if key is None:
             await coroutine
-            return
-        lock, users = self._locks.setdefault(key, (asyncio.Lock(), [0]))
-        users[0] += 1
-        try:
-            async with lock:
-                await coroutine
-        finally:
-            users[0] -= 1
-            if users[0] == 0:
-                self._locks.pop(key, None)
+        else:
+            lock, users = self._locks.setdefault(key, (asyncio.Lock(), [0]))
+            users[0] += 1
+            try:
+                async with lock:
+                    await coroutine
+            finally:
+                users[0] -= 1
+                if users[0] == 0:
+                    self._locks.pop(key, None)
+        # One line per update: ids and route only, never the user's text.
+        log.info("%s took_ms=%.1f", describe(update), (time.perf_counter() - started) * 1000)
 
     async def initialize(self) -> None:
         pass

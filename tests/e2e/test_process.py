@@ -40,6 +40,8 @@ async def test_a_whole_session_with_the_real_process(fake, tmp_path):
         assert answer["text"][0] in "✅❌"
         [stats] = await say(fake, ada, "/stats")
         assert "Answered: 1" in stats["text"]
+        fake.send_message(ada, "my private note 4711 about a job at Acme")
+        await say(fake, ada, "/field <b>nosuch-field-9931</b>")
     finally:
         process.send_signal(signal.SIGTERM)
         output, _ = await asyncio.wait_for(process.communicate(), timeout=15)
@@ -48,4 +50,83 @@ async def test_a_whole_session_with_the_real_process(fake, tmp_path):
     # Even at DEBUG, neither the token nor what the user typed reaches the log.
     assert fake.token not in log
     assert fake.token.split(":")[1] not in log
+    assert "4711" not in log and "nosuch-field-9931" not in log
+    assert "route=/quiz user_id=2001" in log  # one line per update, ids only
     assert fake.violations == []
+
+
+async def run_to_end(fake, tmp_path, *args: str, **env: str) -> tuple[int, str]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "WEBHOOK_"))}
+    environment.update({
+        "BOT_TOKEN": fake.token, "BOT_API_BASE_URL": fake.base_url,
+        "QUESTIONS_DIR": str(TEST_BANK), "DATABASE_PATH": str(tmp_path / "coach.sqlite3"),
+        "PYTHONPATH": str(ROOT), **env,
+    })
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", *args, cwd=tmp_path, env=environment,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    output, _ = await asyncio.wait_for(process.communicate(), timeout=30)
+    return process.returncode, output.decode()
+
+
+async def test_check_reports_settings_bank_and_database(fake, tmp_path):
+    code, out = await run_to_end(fake, tmp_path, "--check")
+    assert code == 0 and "bank: OK (5 questions" in out and "does not exist yet" in out
+    code, out = await run_to_end(fake, tmp_path, "--check", QUESTIONS_DIR=str(tmp_path))
+    assert code == 1 and "no question packs" in out and out.strip().endswith("FAILED")
+
+
+async def test_a_database_from_a_newer_bot_is_refused(fake, tmp_path):
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "coach.sqlite3") as conn:
+        conn.execute("PRAGMA user_version = 999")
+    code, out = await run_to_end(fake, tmp_path, "--check")
+    assert code == 1 and "newer than this bot" in out
+    code, out = await run_to_end(fake, tmp_path)
+    assert code == 1 and "newer than this bot knows" in out and "Traceback" not in out
+
+
+async def test_webhook_mode_needs_a_secret(fake, tmp_path):
+    code, out = await run_to_end(fake, tmp_path, WEBHOOK_URL="https://example.org/hook")
+    assert code == 2 and "WEBHOOK_SECRET is required" in out
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def test_webhook_mode_end_to_end(fake, tmp_path):
+    import httpx
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/telegram-hook"
+    process = await start_bot_process(fake, tmp_path, WEBHOOK_URL=url, WEBHOOK_PORT=str(port),
+                                      WEBHOOK_LISTEN="127.0.0.1", WEBHOOK_SECRET="s3cret-value")
+    try:
+        await fake.wait_for_call("setWebhook", 1, timeout=30)
+        ada = fake.user(2101, "Ada")
+        [reply] = await say(fake, ada, "/help")
+        assert "/quiz" in reply["text"]
+        # Without the secret header the bot refuses the update and processes nothing.
+        forged = {"update_id": 999999, "message": {
+            "message_id": 1, "date": 0, "chat": {"id": 2101, "type": "private"},
+            "from": {"id": 2101, "is_bot": False, "first_name": "Eve"}, "text": "/help",
+            "entities": [{"type": "bot_command", "offset": 0, "length": 5}]}}
+        before = len(fake.bot_messages(ada.id))
+        async with httpx.AsyncClient() as client:
+            response = await client.post(url, json=forged)
+            wrong = await client.post(url, json=forged,
+                                      headers={"X-Telegram-Bot-Api-Secret-Token": "nope"})
+        assert response.status_code == 403 and wrong.status_code == 403
+        await asyncio.sleep(0.5)
+        assert len(fake.bot_messages(ada.id)) == before
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output, _ = await asyncio.wait_for(process.communicate(), timeout=15)
+    assert process.returncode == 0, output.decode()[-2000:]
+    assert "s3cret-value" not in output.decode()
