@@ -10,33 +10,63 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import warnings
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from telegram import Update
-from telegram.error import RetryAfter
+from telegram.error import BadRequest, NetworkError, RetryAfter
 from telegram.ext import AIORateLimiter, BaseUpdateProcessor
 
 log = logging.getLogger("bot.updates")
 UNQUEUED = frozenset({"answerCallbackQuery", "getMe", "getUpdates", "getChatMember", "getFile"})
+NETWORK_RETRIES = 3
+NETWORK_BACKOFF = 0.5
+
+
+async def with_network_retries(endpoint: str, call: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
+    """Retry 5xx answers and dropped connections a bounded number of times, with backoff."""
+    for attempt in range(NETWORK_RETRIES + 1):
+        try:
+            return await call()
+        except BadRequest:
+            raise  # Telegram understood and refused: retrying changes nothing
+        except NetworkError as exc:
+            if attempt == NETWORK_RETRIES or endpoint == "getUpdates":
+                raise
+            log.info("%s failed (%s); retry %d of %d", endpoint, type(exc).__name__,
+                     attempt + 1, NETWORK_RETRIES)
+            await asyncio.sleep(NETWORK_BACKOFF * 2**attempt)
+    return None
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    with warnings.catch_warnings():  # PTB 22 warns that retry_after will become a timedelta
+        warnings.simplefilter("ignore")
+        value = exc.retry_after
+    return value.total_seconds() if hasattr(value, "total_seconds") else float(value)
 
 
 class CoachRateLimiter(AIORateLimiter):
     async def process_request(self, callback: Callable[..., Coroutine[Any, Any, Any]], args: Any,
                               kwargs: dict[str, Any], endpoint: str, data: dict[str, Any],
                               rate_limit_args: int | None) -> Any:
+        async def attempt() -> Any:
+            return await callback(*args, **kwargs)
+
+        async def retried(*_: Any, **__: Any) -> Any:
+            return await with_network_retries(endpoint, attempt)
+
         if endpoint not in UNQUEUED:
-            return await super().process_request(callback, args, kwargs, endpoint, data,
+            return await super().process_request(retried, (), {}, endpoint, data,
                                                   rate_limit_args)
-        for attempt in range(3):
+        for attempt_no in range(3):
             try:
-                return await callback(*args, **kwargs)
+                return await retried()
             except RetryAfter as exc:
-                if attempt == 2:
+                if attempt_no == 2:
                     raise
-                await asyncio.sleep(exc.retry_after.total_seconds()
-                                    if hasattr(exc.retry_after, "total_seconds")
-                                    else float(exc.retry_after))
+                await asyncio.sleep(retry_seconds(exc))
         return None
 
 

@@ -20,3 +20,55 @@ async def test_a_flooding_user_is_slowed_down_with_one_notice(fake, bot):
     # Someone else is not affected.
     [reply] = await say(fake, bob, "/help")
     assert "Interview coach" in reply["text"]
+
+
+async def test_429_is_waited_out_and_the_message_goes_once(fake, bot):
+    ada = fake.user(3101, "Ada")
+    fake.fail_next("sendMessage", 429, retry_after=1)
+    [reply] = await say(fake, ada, "/help")
+    assert "/quiz" in reply["text"]
+    await asyncio.sleep(0.3)
+    assert len(fake.bot_messages(ada.id)) == 1
+
+
+async def test_server_errors_and_dropped_connections_are_retried(fake, bot):
+    ada = fake.user(3102, "Ada")
+    fake.fail_next("sendMessage", 502, times=2)
+    [reply] = await say(fake, ada, "/help")
+    assert "/quiz" in reply["text"]
+    fake.drop_next("sendMessage")
+    [reply] = await say(fake, ada, "/stats")
+    assert "No answers yet" in reply["text"]
+
+
+async def test_a_lost_message_to_edit_does_not_stop_the_flow(fake, bot):
+    from tests.e2e.test_practice import onboard
+    from tests.e2e.conftest import tap
+
+    ada = fake.user(3103, "Ada")
+    await onboard(fake, ada)
+    [question] = await say(fake, ada, "/quiz")
+    fake.fail_next("editMessageText", 400, "Bad Request: message to edit not found")
+    answer, [explanation] = await tap(fake, ada, question, fake.buttons(question)[0][0][1],
+                                      expect=1)
+    assert answer["text"][0] in "✅❌" and "Next" in fake.buttons(explanation)[0][0][0]
+
+
+async def test_slow_telegram_does_not_make_other_users_wait(fake, bot):
+    from tests.e2e.test_practice import onboard
+
+    users = [fake.user(3200 + i, f"U{i}") for i in range(5)]
+    questions = []
+    for user in users:
+        await onboard(fake, user)
+        [q] = await say(fake, user, "/quiz")
+        questions.append(q)
+    fake.latency = 1.0
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    ids = [fake.tap(u, q, fake.buttons(q)[0][0][1]) for u, q in zip(users, questions, strict=True)]
+    await asyncio.gather(*(fake.wait_answer(i, timeout=10) for i in ids))
+    elapsed = loop.time() - started
+    fake.latency = 0
+    # In line, five taps would take >= 5 s of answer latency alone; concurrently about 1 s.
+    assert elapsed < 3.5, elapsed
