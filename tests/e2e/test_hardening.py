@@ -42,8 +42,8 @@ async def test_server_errors_and_dropped_connections_are_retried(fake, bot):
 
 
 async def test_a_lost_message_to_edit_does_not_stop_the_flow(fake, bot):
-    from tests.e2e.test_practice import onboard
     from tests.e2e.conftest import tap
+    from tests.e2e.test_practice import onboard
 
     ada = fake.user(3103, "Ada")
     await onboard(fake, ada)
