@@ -19,6 +19,8 @@ FIELD = "f"
 LEVEL = "v"
 ANSWER = "a"
 NEXT = "n"
+REMINDER = "r"
+TIMEZONE = "z"
 NOOP = "x"
 
 

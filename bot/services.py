@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -17,6 +17,11 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+async def no_due_reviews(user_id: int, now: datetime) -> int:
+    """Until a review feature fills `Services.due_reviews` in, nothing is due for review."""
+    return 0
+
+
 @dataclass
 class Services:
     settings: Settings
@@ -25,6 +30,9 @@ class Services:
     texts: Texts
     rng: random.Random = field(default_factory=random.Random)
     clock: Callable[[], datetime] = utc_now
+    # How many review cards a user has due at a moment (shown in reminders). A review feature
+    # replaces it in its on_startup: `services_of(app).due_reviews = ...`.
+    due_reviews: Callable[[int, datetime], Awaitable[int]] = no_due_reviews
 
     def now(self) -> datetime:
         return self.clock()

@@ -2,31 +2,28 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import date, datetime, timedelta, tzinfo
+
+# Time zones live in domain.timezones; re-exported because streak callers use them.
+from domain.timezones import default_timezone, zone
+
+__all__ = ["MILESTONES", "advance", "current", "default_timezone", "local_day",
+           "milestone_reached", "zone"]
 
 MILESTONES = (3, 7, 30, 100)
 
 
-def default_timezone(language: str | None) -> str:
-    """Until a user sets one: Turkish speakers get Istanbul, everyone else UTC."""
-    return "Europe/Istanbul" if language == "tr" else "UTC"
-
-
-def zone(name: str | None, language: str | None = None) -> ZoneInfo:
-    try:
-        return ZoneInfo(name or default_timezone(language))
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
-
-
-def local_day(moment: datetime, tz: ZoneInfo) -> date:
+def local_day(moment: datetime, tz: tzinfo) -> date:
     return moment.astimezone(tz).date()
 
 
 def advance(last_day: date | None, current: int, best: int, today: date) -> tuple[int, int]:
-    """The streak after an answer on `today` (answers on the same day do not add)."""
-    if last_day == today:
+    """The streak after an answer on `today` (answers on the same day do not add).
+
+    A last day after `today` means the user moved to a zone behind the old one: still the
+    same stretch of practice, so it counts as today rather than breaking the streak.
+    """
+    if last_day is not None and last_day >= today:
         new = max(current, 1)
     elif last_day == today - timedelta(days=1):
         new = current + 1

@@ -69,11 +69,13 @@ async def record_answer(db: Database, answer: NewAnswer, *, today: date) -> Reco
         last = date.fromisoformat(row["last_active_day"]) if row["last_active_day"] else None
         before = streaks.current(last, row["streak_current"], today)
         streak, best = streaks.advance(last, row["streak_current"], row["streak_best"], today)
+        # Never move the last active day backwards (after a change to a zone further west).
+        active = max(last, today) if last else today
         await conn.execute(
             "UPDATE users SET answered = answered + 1, correct = correct + ?, streak_current = ?,"
             " streak_best = ?, last_active_day = ?, group_answered = group_answered + ?"
             " WHERE user_id = ?",
-            (right, streak, best, today.isoformat(), int(answer.source == "group"),
+            (right, streak, best, active.isoformat(), int(answer.source == "group"),
              answer.user_id))
     return Recorded(True, streak, best, streaks.milestone_reached(before, streak))
 

@@ -1,0 +1,342 @@
+"""/remind and /timezone, and the job that sends due reminders through the rate-limited bot.
+
+Reminders live in SQLite (storage/reminders.py). One repeating job claims the due ones a batch
+at a time, earliest first, and sends them; the app's AIORateLimiter paces the sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import datetime, timedelta, tzinfo
+
+import httpx
+from telegram import InlineKeyboardMarkup, Update
+from telegram.constants import ChatType
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.ext import Application, CallbackQueryHandler, CommandHandler
+
+from bot import callbacks
+from bot.context import CoachContext, services_of
+from bot.texts import Html, Texts
+from domain import reminders, timezones
+from domain.reminders import Schedule
+from handlers.common import chunk, current_user, edit_or_ignore, keyboard, reply
+from storage import reminders as store
+from storage.users import User
+
+log = logging.getLogger(__name__)
+COMMANDS = ("remind", "timezone")
+JOB_NAME = "reminders"
+BATCH = 30  # one second of sending at Telegram's 30 messages/s: a tap waits at most that long
+SEND_ATTEMPTS = 3
+RETRY_DELAYS = (2.0, 10.0)  # seconds before the 2nd and 3rd attempt
+PRESET_TIMES = ("07:00", "08:00", "09:00", "12:30", "18:00", "20:00", "21:00", "22:00")
+
+
+# --- texts and keyboards -------------------------------------------------------------------
+
+def hhmm(moment: datetime) -> str:
+    return moment.strftime("%H:%M")
+
+
+def days_text(texts: Texts, lang: str, mask: int) -> str:
+    if mask == reminders.EVERY_DAY:
+        return texts.t(lang, "days-every")
+    names = [texts.t(lang, f"weekday-{first}") if first == last else
+             f"{texts.t(lang, f'weekday-{first}')}–{texts.t(lang, f'weekday-{last}')}"
+             for first, last in reminders.weekday_runs(mask)]
+    return ", ".join(names)
+
+
+def when_text(texts: Texts, lang: str, due: datetime, tz: tzinfo, now: datetime) -> str:
+    """`today at 09:30`, `tomorrow at 09:30` or `Mon at 09:30`, in the user's zone."""
+    local, today = due.astimezone(tz), now.astimezone(tz).date()
+    if local.date() == today:
+        return texts.t(lang, "next-today", time=hhmm(local))
+    if local.date() == today + timedelta(days=1):
+        return texts.t(lang, "next-tomorrow", time=hhmm(local))
+    return texts.t(lang, "next-weekday", time=hhmm(local),
+                   weekday=texts.t(lang, f"weekday-{local.weekday()}"))
+
+
+def status_text(context: CoachContext, user: User, lang: str,
+                reminder: store.Reminder | None) -> str:
+    """What /remind shows: the setting, the zone it uses and the next reminder, or `off`."""
+    texts = context.services.texts
+    if reminder is None or reminder.due_at is None:
+        return texts.t(lang, "remind-off")
+    schedule = reminder.schedule
+    zone = timezones.effective_name(user.timezone, user.language)
+    tz = timezones.zone(user.timezone, user.language)
+    return "\n".join([
+        texts.t(lang, "remind-on", time=schedule.hhmm,
+                days=days_text(texts, lang, schedule.weekdays)),
+        texts.t(lang, "remind-zone" if user.timezone else "remind-zone-default", zone=zone),
+        texts.t(lang, "remind-next", when=when_text(texts, lang, reminder.due_at, tz,
+                                                    context.services.now())),
+        texts.t(lang, "remind-rule-always") if schedule.always
+        else texts.t(lang, "remind-rule-skip", time=schedule.hhmm),
+    ])
+
+
+def remind_keyboard(texts: Texts, lang: str, reminder: store.Reminder | None):
+    current = reminder.schedule.hhmm if reminder and reminder.on else None
+    times = [(("✓ " if t == current else "") + t, callbacks.encode(callbacks.REMINDER,
+                                                                   t.replace(":", "")))
+             for t in PRESET_TIMES]
+    off = (("✓ " if current is None else "") + texts.t(lang, "button-remind-off"),
+           callbacks.encode(callbacks.REMINDER, "off"))
+    return keyboard([*chunk(times, 4), [off]])
+
+
+def timezone_keyboard(names: list[str] | tuple[str, ...], current: str | None, per_row: int = 2):
+    # Zone names hold "/", which callback data does not allow; no IANA name holds ".".
+    buttons = [(("✓ " if name == current else "") + name,
+                callbacks.encode(callbacks.TIMEZONE, name.replace("/", "."))) for name in names]
+    return keyboard(chunk(buttons, per_row))
+
+
+def reminder_message(texts: Texts, lang: str, streak: int,
+                     reviews: int) -> tuple[str, InlineKeyboardMarkup]:
+    nudge = (texts.t(lang, "reminder-nudge-keep", days=streak) if streak
+             else texts.t(lang, "reminder-nudge-start"))
+    text = texts.t(lang, "reminder", streak=streak, reviews=reviews, nudge=Html(nudge))
+    # The same flow as /quiz: handlers/practice.next_question asks at once.
+    markup = keyboard([[(texts.t(lang, "button-start-practice"), callbacks.encode(callbacks.NEXT))]])
+    return text, markup
+
+
+# --- /remind -------------------------------------------------------------------------------
+
+async def show_reminder(update: Update, context: CoachContext, user: User, lang: str) -> None:
+    texts = context.services.texts
+    reminder = await store.get_reminder(context.services.db, user_id=user.user_id)
+    text = status_text(context, user, lang, reminder) + "\n\n" + texts.t(lang, "remind-how")
+    await reply(update, text, remind_keyboard(texts, lang, reminder))
+
+
+async def remind(update: Update, context: CoachContext) -> None:
+    """/remind [HH:MM [days] [always] | off]"""
+    user, lang = await current_user(update, context)
+    services, texts = context.services, context.services.texts
+    if update.effective_chat is None or update.effective_chat.type != ChatType.PRIVATE:
+        await reply(update, texts.t(lang, "remind-private-only"))
+        return
+    if not context.args:
+        await show_reminder(update, context, user, lang)
+        return
+    request = reminders.parse_request(context.args)
+    if request is None:
+        await reply(update, texts.t(lang, "remind-bad", value=" ".join(context.args)[:40]))
+        return
+    if request == reminders.OFF:
+        await store.turn_off(services.db, user_id=user.user_id, now=services.now())
+        await reply(update, texts.t(lang, "remind-stopped"))
+        return
+    assert isinstance(request, Schedule)
+    saved = await store.save_reminder(services.db, user_id=user.user_id, schedule=request,
+                                      now=services.now())
+    await reply(update, texts.t(lang, "remind-saved") + " "
+                + status_text(context, user, lang, saved))
+
+
+def preset_minute(arg: str) -> int | None:
+    """`0930` from a time button -> minutes after midnight."""
+    return reminders.parse_time(f"{arg[:2]}:{arg[2:]}") if len(arg) == 4 else None
+
+
+async def choose_reminder(update: Update, context: CoachContext) -> None:
+    """A tap on a time, or on Off, under /remind."""
+    query = update.callback_query
+    data = callbacks.decode(query.data)
+    user, lang = await current_user(update, context)
+    services, texts = context.services, context.services.texts
+    arg = data.arg(0) if data else ""
+    minute = preset_minute(arg)
+    if arg == "off":
+        await store.turn_off(services.db, user_id=user.user_id, now=services.now())
+        await query.answer(texts.t(lang, "toast-remind-off"))
+        reminder = await store.get_reminder(services.db, user_id=user.user_id)
+    elif minute is not None:
+        # A preset changes the time only: days and `always` stay as the user set them.
+        old = await store.get_reminder(services.db, user_id=user.user_id)
+        schedule = (Schedule(minute, old.schedule.weekdays, old.schedule.always) if old
+                    else Schedule(minute))
+        reminder = await store.save_reminder(services.db, user_id=user.user_id,
+                                             schedule=schedule, now=services.now())
+        await query.answer(texts.t(lang, "toast-remind-set", time=schedule.hhmm))
+    else:
+        await query.answer(texts.t(lang, "toast-expired"))
+        return
+    text = status_text(context, user, lang, reminder) + "\n\n" + texts.t(lang, "remind-how")
+    await edit_or_ignore(query.message, text, remind_keyboard(texts, lang, reminder))
+
+
+# --- /timezone -----------------------------------------------------------------------------
+
+def local_now(context: CoachContext, name: str) -> str:
+    return hhmm(context.services.now().astimezone(timezones.zone(name)))
+
+
+async def timezone_changed(context: CoachContext, user: User, lang: str, name: str) -> str:
+    """Store the zone, move the reminder with it, and say so."""
+    services, texts = context.services, context.services.texts
+    await store.set_timezone(services.db, user_id=user.user_id, timezone=name, now=services.now())
+    user.timezone = name
+    text = texts.t(lang, "timezone-set", zone=name, time=local_now(context, name))
+    reminder = await store.get_reminder(services.db, user_id=user.user_id)
+    if reminder and reminder.due_at:
+        text += "\n" + texts.t(lang, "timezone-reminder", time=reminder.schedule.hhmm,
+                               when=when_text(texts, lang, reminder.due_at,
+                                              timezones.zone(name), services.now()))
+    return text
+
+
+async def timezone_command(update: Update, context: CoachContext) -> None:
+    """/timezone [IANA name | UTC offset]"""
+    user, lang = await current_user(update, context)
+    texts = context.services.texts
+    current = timezones.effective_name(user.timezone, user.language)
+    if not context.args:
+        key = "timezone-current" if user.timezone else "timezone-current-default"
+        text = (texts.t(lang, key, zone=current, time=local_now(context, current)) + "\n"
+                + texts.t(lang, "timezone-how"))
+        await reply(update, text, timezone_keyboard(timezones.COMMON, current))
+        return
+    typed = " ".join(context.args)
+    name = timezones.parse(typed)
+    if name is None:
+        close = timezones.suggestions(typed)
+        text = texts.t(lang, "timezone-bad", value=typed[:40])
+        if close:
+            text += "\n" + texts.t(lang, "timezone-suggest")
+        await reply(update, text, timezone_keyboard(close, None, per_row=1) if close else None)
+        return
+    await reply(update, await timezone_changed(context, user, lang, name))
+
+
+async def choose_timezone(update: Update, context: CoachContext) -> None:
+    """A tap on a zone under /timezone (or under a suggestion)."""
+    query = update.callback_query
+    data = callbacks.decode(query.data)
+    user, lang = await current_user(update, context)
+    texts = context.services.texts
+    wanted = (data.arg(0) if data else "").replace(".", "/")
+    name = timezones.parse(wanted) if wanted else None
+    if name is None or name != wanted:
+        await query.answer(texts.t(lang, "toast-expired"))
+        return
+    await query.answer(texts.t(lang, "toast-timezone-set", zone=name))
+    if name == user.timezone:
+        return
+    await edit_or_ignore(query.message, await timezone_changed(context, user, lang, name))
+
+
+# --- sending -------------------------------------------------------------------------------
+
+def worth_retrying(exc: TelegramError) -> bool:
+    """Only when the message surely did not arrive, so a retry cannot send it twice."""
+    if isinstance(exc, RetryAfter):
+        return True
+    cause = exc.__cause__
+    if cause is None:
+        return True  # Telegram answered with an error status (a 5xx): nothing was sent
+    # The request never left: no connection, or no free connection in the pool.
+    return isinstance(cause, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+
+
+async def switch_off(context: CoachContext, user_id: int, why: str) -> None:
+    services = context.services
+    if await store.turn_off(services.db, user_id=user_id, now=services.now()):
+        log.info("reminders for user %d switched off: %s", user_id, why)
+
+
+async def send_reminder(context: CoachContext, due: store.DueReminder) -> bool:
+    """Send one claimed reminder; True when Telegram accepted it."""
+    services = context.services
+    lang = services.language_for(due.language, None)
+    try:
+        reviews = await services.due_reviews(due.user_id, services.now())
+    except Exception:  # noqa: BLE001 - a broken count must not cost the reminder
+        log.exception("due-review count failed for user %d", due.user_id)
+        reviews = 0
+    text, markup = reminder_message(services.texts, lang, due.streak, reviews)
+    for attempt in range(SEND_ATTEMPTS):
+        try:
+            await context.bot.send_message(due.user_id, text, reply_markup=markup)
+            return True
+        except Forbidden as exc:
+            await switch_off(context, due.user_id, f"the user blocked the bot ({exc.message})")
+            return False
+        except BadRequest as exc:
+            if "chat not found" in exc.message.lower():
+                await switch_off(context, due.user_id, exc.message)
+            else:
+                log.warning("reminder for user %d refused: %s", due.user_id, exc.message)
+            return False
+        except (RetryAfter, NetworkError) as exc:
+            if attempt + 1 == SEND_ATTEMPTS or not worth_retrying(exc):
+                log.warning("reminder for user %d not sent (%s: %s); it is not sent again "
+                            "today", due.user_id, type(exc).__name__, exc.message)
+                return False
+            wait = RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)]
+            if isinstance(exc, RetryAfter):
+                wait = max(wait, exc.retry_after.total_seconds()
+                           if isinstance(exc.retry_after, timedelta) else float(exc.retry_after))
+            await asyncio.sleep(wait)
+        except TelegramError as exc:
+            log.warning("reminder for user %d not sent (%s: %s)", due.user_id,
+                        type(exc).__name__, exc.message)
+            return False
+    return False
+
+
+async def deliver_due(context: CoachContext) -> None:
+    """The repeating job: claim due reminders a batch at a time, earliest first, and send them.
+
+    A burst (100,000 users at 09:00) keeps this run going at the rate limit; later ticks see
+    the lock taken and return, so there is only ever one drain and one batch in memory.
+    """
+    lock: asyncio.Lock = context.job.data
+    if lock.locked():
+        return
+    async with lock:
+        services = context.services
+        started, sent, failed = time.monotonic(), 0, 0
+        while context.application.running:
+            claim = await store.claim_due(services.db, now=services.now(), limit=BATCH)
+            if not claim.settled:
+                break
+            results = await asyncio.gather(*(send_reminder(context, due) for due in claim.due),
+                                           return_exceptions=True)
+            for due, result in zip(claim.due, results, strict=True):
+                if isinstance(result, BaseException):
+                    log.error("reminder for user %d failed: %r", due.user_id, result)
+            sent += sum(result is True for result in results)
+            failed += sum(result is not True for result in results)
+        if sent or failed:
+            log.info("reminders: %d sent, %d not sent, in %.1f s", sent, failed,
+                     time.monotonic() - started)
+
+
+async def on_startup(app: Application) -> None:
+    """Start the reminder job; reminders missed while the bot was down go out on its first run."""
+    tick = services_of(app).settings.reminder_tick_seconds
+    for job in app.job_queue.get_jobs_by_name(JOB_NAME):
+        job.schedule_removal()
+    # max_instances=2 lets a tick start during a long drain and return at once (see the lock)
+    # instead of APScheduler logging a skipped run every tick.
+    app.job_queue.run_repeating(
+        deliver_due, interval=tick, first=min(tick, 1.0), name=JOB_NAME, data=asyncio.Lock(),
+        job_kwargs={"max_instances": 2, "coalesce": True, "misfire_grace_time": None})
+
+
+def register(app: Application) -> None:
+    app.add_handler(CommandHandler("remind", remind))
+    app.add_handler(CommandHandler("timezone", timezone_command))
+    app.add_handler(CallbackQueryHandler(choose_reminder,
+                                         pattern=callbacks.pattern(callbacks.REMINDER)))
+    app.add_handler(CallbackQueryHandler(choose_timezone,
+                                         pattern=callbacks.pattern(callbacks.TIMEZONE)))
