@@ -70,6 +70,9 @@ def parse(text: str) -> str | None:
         return names[lowered]
     cities = [name for key, name in names.items() if key.rsplit("/", 1)[-1] == lowered
               and "/" in key and not key.startswith("etc/")]
+    common = [name for name in cities if name in COMMON]  # Istanbul is in Europe and in Asia
+    if len(common) == 1:
+        return common[0]
     return cities[0] if len(cities) == 1 else None
 
 
