@@ -15,7 +15,7 @@ import httpx
 from telegram import InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
-from telegram.ext import Application, CallbackQueryHandler, CommandHandler
+from telegram.ext import Application, CallbackQueryHandler, ChatMemberHandler, CommandHandler
 
 from bot import callbacks
 from bot.context import CoachContext, services_of
@@ -293,6 +293,15 @@ async def send_reminder(context: CoachContext, due: store.DueReminder) -> bool:
     return False
 
 
+async def bot_blocked(update: Update, context: CoachContext) -> None:
+    """Telegram tells us when a user blocks the bot: stop reminding before a send fails."""
+    member = update.my_chat_member
+    if member is None or member.chat.type != ChatType.PRIVATE:
+        return
+    if member.new_chat_member.status == "kicked":
+        await switch_off(context, member.chat.id, "the user blocked the bot")
+
+
 async def deliver_due(context: CoachContext) -> None:
     """The repeating job: claim due reminders a batch at a time, earliest first, and send them.
 
@@ -340,3 +349,5 @@ def register(app: Application) -> None:
                                          pattern=callbacks.pattern(callbacks.REMINDER)))
     app.add_handler(CallbackQueryHandler(choose_timezone,
                                          pattern=callbacks.pattern(callbacks.TIMEZONE)))
+    # Its own handler group, so a feature watching my_chat_member in groups cannot shadow it.
+    app.add_handler(ChatMemberHandler(bot_blocked, ChatMemberHandler.MY_CHAT_MEMBER), group=1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 from telegram.ext import Application
@@ -18,9 +19,13 @@ class BotRunner:
     """Start, stop and restart the bot on one database, like a deployed process."""
 
     def __init__(self, fake: FakeTelegram, tmp_path: Path, clock: Clock | None = None,
+                 rate_limiter: Callable[[], ratelimit.CoachRateLimiter] | None = None,
                  **settings: object) -> None:
         self.fake = fake
         self.clock = clock or Clock()
+        # A factory: each start needs a fresh limiter. Tests of Telegram's limits pass the real one.
+        self.rate_limiter = rate_limiter or (
+            lambda: ratelimit.limiter(group_max_rate=1000, overall_max_rate=1000))
         self.settings: Settings = make_settings(
             tmp_path, bot_api_base_url=fake.base_url, bot_api_base_file_url=fake.base_file_url,
             **settings)
@@ -36,7 +41,7 @@ class BotRunner:
         app = build_application(
             self.settings, clock=self.clock, rng=self.rng,
             # Tests check the fake's limits separately; here the limiter must never slow them.
-            rate_limiter=ratelimit.limiter(group_max_rate=1000, overall_max_rate=1000),
+            rate_limiter=self.rate_limiter(),
             polling_timeout=1)
         await app.initialize()
         if app.post_init:

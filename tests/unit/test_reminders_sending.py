@@ -1,0 +1,46 @@
+"""What the reminder job retries, and what a reminder says, without a network."""
+
+import httpx
+from telegram.error import NetworkError, RetryAfter, TimedOut
+
+from bot import callbacks
+from bot.texts import Texts
+from handlers.reminders import days_text, reminder_message, worth_retrying
+
+
+def caused_by(error, cause):
+    try:
+        raise error from cause
+    except type(error) as exc:
+        return exc
+
+
+def test_only_sends_that_surely_did_not_arrive_are_retried():
+    assert worth_retrying(RetryAfter(3))
+    assert worth_retrying(NetworkError("Internal Server Error (500)"))  # Telegram said no
+    assert worth_retrying(caused_by(NetworkError("x"), httpx.ConnectError("refused")))
+    assert worth_retrying(caused_by(TimedOut(), httpx.ConnectTimeout("slow")))
+    assert worth_retrying(caused_by(TimedOut("Pool timeout"), httpx.PoolTimeout("full")))
+    # Sent, but the answer got lost: it may have arrived, so it is not sent again.
+    assert not worth_retrying(caused_by(TimedOut(), httpx.ReadTimeout("late")))
+    assert not worth_retrying(caused_by(NetworkError("x"), httpx.RemoteProtocolError("cut")))
+
+
+def test_the_reminder_message_in_both_languages():
+    texts = Texts.load()
+    text, markup = reminder_message(texts, "en", streak=4, reviews=2)
+    assert text.startswith("⏰ <b>Time to practise!</b>")
+    assert "Streak: <b>4</b>" in text and "review: <b>2</b>" in text
+    assert "keeps your 4-day streak alive" in text
+    [[start]] = markup.inline_keyboard
+    assert start.text == "Start practice ▶" and callbacks.decode(start.callback_data).kind == "n"
+    text, markup = reminder_message(texts, "tr", streak=0, reviews=0)
+    assert "Bugün bir seri başlat!" in text
+    assert markup.inline_keyboard[0][0].text == "Pratiğe başla ▶"
+
+
+def test_weekday_sets_read_naturally():
+    texts = Texts.load()
+    assert days_text(texts, "en", 0b1111111) == "every day"
+    assert days_text(texts, "en", 0b0011111) == "Mon–Fri"
+    assert days_text(texts, "tr", 0b1010101) == "Pzt, Çar, Cum, Paz"
