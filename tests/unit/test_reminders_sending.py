@@ -44,3 +44,12 @@ def test_weekday_sets_read_naturally():
     assert days_text(texts, "en", 0b1111111) == "every day"
     assert days_text(texts, "en", 0b0011111) == "Mon–Fri"
     assert days_text(texts, "tr", 0b1010101) == "Pzt, Çar, Cum, Paz"
+
+
+def test_every_zone_fits_in_a_button():
+    from domain import timezones
+
+    for name in timezones._names().values():
+        assert "." not in name
+        data = callbacks.encode(callbacks.TIMEZONE, name.replace("/", "."))
+        assert callbacks.decode(data).arg(0).replace(".", "/") == name
