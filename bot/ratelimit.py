@@ -14,8 +14,9 @@ import warnings
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+import httpx
 from telegram import Update
-from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter, BaseUpdateProcessor
 
 log = logging.getLogger("bot.updates")
@@ -24,15 +25,38 @@ NETWORK_RETRIES = 3
 NETWORK_BACKOFF = 0.5
 
 
-async def with_network_retries(endpoint: str, call: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
-    """Retry 5xx answers and dropped connections a bounded number of times, with backoff."""
+class AtMostOnce:
+    """`rate_limit_args` for a send that must never arrive twice (a daily reminder): network
+    failures are retried only when the request surely did not reach Telegram."""
+
+
+AT_MOST_ONCE = AtMostOnce()
+
+
+def surely_not_sent(exc: NetworkError) -> bool:
+    """True when the request cannot have reached Telegram, so sending it again cannot duplicate
+    it: Telegram answered with an error status, or no connection was made."""
+    cause = exc.__cause__
+    if cause is None or isinstance(cause, TelegramError):
+        return True  # an HTTP error status from Telegram (its body parsed or not)
+    return isinstance(cause, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+
+
+async def with_network_retries(endpoint: str, call: Callable[[], Coroutine[Any, Any, Any]], *,
+                               at_most_once: bool = False) -> Any:
+    """Retry 5xx answers and dropped connections a bounded number of times, with backoff.
+
+    `at_most_once` leaves out failures after which the message may have arrived anyway (a
+    timeout or a connection lost while waiting for the answer).
+    """
     for attempt in range(NETWORK_RETRIES + 1):
         try:
             return await call()
         except BadRequest:
             raise  # Telegram understood and refused: retrying changes nothing
         except NetworkError as exc:
-            if attempt == NETWORK_RETRIES or endpoint == "getUpdates":
+            if attempt == NETWORK_RETRIES or endpoint == "getUpdates" or (
+                    at_most_once and not surely_not_sent(exc)):
                 raise
             log.info("%s failed (%s); retry %d of %d", endpoint, type(exc).__name__,
                      attempt + 1, NETWORK_RETRIES)
@@ -54,8 +78,12 @@ class CoachRateLimiter(AIORateLimiter):
         async def attempt() -> Any:
             return await callback(*args, **kwargs)
 
+        at_most_once = isinstance(rate_limit_args, AtMostOnce)
+        if at_most_once:
+            rate_limit_args = None  # AIORateLimiter's own reading: its default 429 retries
+
         async def retried(*_: Any, **__: Any) -> Any:
-            return await with_network_retries(endpoint, attempt)
+            return await with_network_retries(endpoint, attempt, at_most_once=at_most_once)
 
         if endpoint not in UNQUEUED:
             return await super().process_request(retried, (), {}, endpoint, data,

@@ -11,13 +11,12 @@ import logging
 import time
 from datetime import datetime, timedelta, tzinfo
 
-import httpx
 from telegram import InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import Application, CallbackQueryHandler, ChatMemberHandler, CommandHandler
 
-from bot import callbacks
+from bot import callbacks, ratelimit
 from bot.context import CoachContext, services_of
 from bot.texts import Html, Texts
 from domain import reminders, timezones
@@ -30,8 +29,6 @@ log = logging.getLogger(__name__)
 COMMANDS = ("remind", "timezone")
 JOB_NAME = "reminders"
 BATCH = 30  # one second of sending at Telegram's 30 messages/s: a tap waits at most that long
-SEND_ATTEMPTS = 3
-RETRY_DELAYS = (2.0, 10.0)  # seconds before the 2nd and 3rd attempt
 PRESET_TIMES = ("07:00", "08:00", "09:00", "12:30", "18:00", "20:00", "21:00", "22:00")
 
 
@@ -236,17 +233,6 @@ async def choose_timezone(update: Update, context: CoachContext) -> None:
 
 # --- sending -------------------------------------------------------------------------------
 
-def worth_retrying(exc: TelegramError) -> bool:
-    """Only when the message surely did not arrive, so a retry cannot send it twice."""
-    if isinstance(exc, RetryAfter):
-        return True
-    cause = exc.__cause__
-    if cause is None:
-        return True  # Telegram answered with an error status (a 5xx): nothing was sent
-    # The request never left: no connection, or no free connection in the pool.
-    return isinstance(cause, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
-
-
 async def switch_off(context: CoachContext, user_id: int, why: str) -> None:
     services = context.services
     if await store.turn_off(services.db, user_id=user_id, now=services.now()):
@@ -263,33 +249,21 @@ async def send_reminder(context: CoachContext, due: store.DueReminder) -> bool:
         log.exception("due-review count failed for user %d", due.user_id)
         reviews = 0
     text, markup = reminder_message(services.texts, lang, due.streak, reviews)
-    for attempt in range(SEND_ATTEMPTS):
-        try:
-            await context.bot.send_message(due.user_id, text, reply_markup=markup)
-            return True
-        except Forbidden as exc:
-            await switch_off(context, due.user_id, f"the user blocked the bot ({exc.message})")
-            return False
-        except BadRequest as exc:
-            if "chat not found" in exc.message.lower():
-                await switch_off(context, due.user_id, exc.message)
-            else:
-                log.warning("reminder for user %d refused: %s", due.user_id, exc.message)
-            return False
-        except (RetryAfter, NetworkError) as exc:
-            if attempt + 1 == SEND_ATTEMPTS or not worth_retrying(exc):
-                log.warning("reminder for user %d not sent (%s: %s); it is not sent again "
-                            "today", due.user_id, type(exc).__name__, exc.message)
-                return False
-            wait = RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)]
-            if isinstance(exc, RetryAfter):
-                wait = max(wait, exc.retry_after.total_seconds()
-                           if isinstance(exc.retry_after, timedelta) else float(exc.retry_after))
-            await asyncio.sleep(wait)
-        except TelegramError as exc:
-            log.warning("reminder for user %d not sent (%s: %s)", due.user_id,
-                        type(exc).__name__, exc.message)
-            return False
+    try:
+        # The limiter waits out 429s and retries what surely did not arrive (bot/ratelimit.py).
+        await context.bot.send_message(due.user_id, text, reply_markup=markup,
+                                       rate_limit_args=ratelimit.AT_MOST_ONCE)
+        return True
+    except Forbidden as exc:
+        await switch_off(context, due.user_id, f"the user blocked the bot ({exc.message})")
+    except BadRequest as exc:
+        if "chat not found" in exc.message.lower():
+            await switch_off(context, due.user_id, exc.message)
+        else:
+            log.warning("reminder for user %d refused: %s", due.user_id, exc.message)
+    except TelegramError as exc:
+        log.warning("reminder for user %d not sent, or not known to be (%s: %s); it is not "
+                    "sent again today", due.user_id, type(exc).__name__, exc.message)
     return False
 
 

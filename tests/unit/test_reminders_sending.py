@@ -1,11 +1,12 @@
 """What the reminder job retries, and what a reminder says, without a network."""
 
 import httpx
-from telegram.error import NetworkError, RetryAfter, TimedOut
+from telegram.error import NetworkError, TelegramError, TimedOut
 
 from bot import callbacks
+from bot.ratelimit import surely_not_sent
 from bot.texts import Texts
-from handlers.reminders import days_text, reminder_message, worth_retrying
+from handlers.reminders import days_text, reminder_message
 
 
 def caused_by(error, cause):
@@ -15,15 +16,16 @@ def caused_by(error, cause):
         return exc
 
 
-def test_only_sends_that_surely_did_not_arrive_are_retried():
-    assert worth_retrying(RetryAfter(3))
-    assert worth_retrying(NetworkError("Internal Server Error (500)"))  # Telegram said no
-    assert worth_retrying(caused_by(NetworkError("x"), httpx.ConnectError("refused")))
-    assert worth_retrying(caused_by(TimedOut(), httpx.ConnectTimeout("slow")))
-    assert worth_retrying(caused_by(TimedOut("Pool timeout"), httpx.PoolTimeout("full")))
+def test_a_reminder_is_retried_only_when_it_surely_did_not_arrive():
+    assert surely_not_sent(NetworkError("Internal Server Error (500)"))  # Telegram said no
+    assert surely_not_sent(caused_by(NetworkError("Bad Gateway (502)"),
+                                     TelegramError("Invalid server response")))
+    assert surely_not_sent(caused_by(NetworkError("x"), httpx.ConnectError("refused")))
+    assert surely_not_sent(caused_by(TimedOut(), httpx.ConnectTimeout("slow")))
+    assert surely_not_sent(caused_by(TimedOut("Pool timeout"), httpx.PoolTimeout("full")))
     # Sent, but the answer got lost: it may have arrived, so it is not sent again.
-    assert not worth_retrying(caused_by(TimedOut(), httpx.ReadTimeout("late")))
-    assert not worth_retrying(caused_by(NetworkError("x"), httpx.RemoteProtocolError("cut")))
+    assert not surely_not_sent(caused_by(TimedOut(), httpx.ReadTimeout("late")))
+    assert not surely_not_sent(caused_by(NetworkError("x"), httpx.RemoteProtocolError("cut")))
 
 
 def test_the_reminder_message_in_both_languages():
