@@ -99,14 +99,14 @@ class CoachRateLimiter(AIORateLimiter):
 
 
 def limiter(*, group_max_rate: int = 20, overall_max_rate: int = 30) -> CoachRateLimiter:
-    """Never more than `overall_max_rate` sends in any one second, `group_max_rate` a minute
-    in each group.
+    """Never more than `overall_max_rate` sends in any one second overall.
 
     AIORateLimiter's buckets (aiolimiter) hold a whole period's worth on top of what drains:
     AsyncLimiter(30, 1) lets 30 through at once and 30 more within that second, and a burst of
     reminders then meets Telegram's 429. A bucket of one that drains `overall_max_rate - 1`
     per second lets at most `overall_max_rate` through in any second, one at a time and in
-    the order they were queued.
+    the order they were queued. The group bucket is still the plain one: up to about twice
+    `group_max_rate` can pass in a group's first busy minute.
     """
     steady = max(overall_max_rate - 1, 1)
     return CoachRateLimiter(overall_max_rate=1, overall_time_period=1 / steady,
