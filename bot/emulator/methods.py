@@ -513,7 +513,7 @@ def editable(state: TelegramState, p: JSON) -> tuple[ChatState, JSON]:
     message = chat.live(int(p["message_id"]))
     if message is None:
         raise bad_request("message to edit not found")
-    if message["from"]["id"] != state.me.id:
+    if message.get("from", {}).get("id") != state.me.id:
         raise bad_request("message can't be edited")
     return chat, message
 
@@ -601,7 +601,7 @@ async def delete_messages(state: TelegramState, p: JSON) -> bool:
 
 
 def _delete(state: TelegramState, chat: ChatState, message: JSON) -> None:
-    own = message["from"]["id"] == state.me.id
+    own = message.get("from", {}).get("id") == state.me.id
     if not own and not chat.is_private and not _bot_is_admin(state, chat):
         raise bad_request("message can't be deleted")
     message["deleted"] = True

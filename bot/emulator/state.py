@@ -391,7 +391,7 @@ class TelegramState:
         return [m for m in chat.messages if not m.get("deleted")] if chat else []
 
     def bot_messages(self, chat_id: int) -> list[JSON]:
-        return [m for m in self.messages(chat_id) if m["from"]["id"] == self.me.id]
+        return [m for m in self.messages(chat_id) if m.get("from", {}).get("id") == self.me.id]
 
     def last_bot_message(self, chat_id: int) -> JSON | None:
         sent = self.bot_messages(chat_id)
@@ -518,7 +518,7 @@ class TelegramState:
             return True
         if chat.members.get(self.me.id) not in _PRESENT:
             return False
-        if reply_to is not None and reply_to["from"]["id"] == self.me.id:
+        if reply_to is not None and reply_to.get("from", {}).get("id") == self.me.id:
             return True
         text = message.get("text") or message.get("caption") or ""
         command = _COMMAND_RE.match(text)
@@ -533,7 +533,7 @@ class TelegramState:
         """The user edits their text message; the bot gets edited_message."""
         chat = self._user_chat(user, chat_id)
         target = self._message_in(chat, message)
-        if target["from"]["id"] != user.id or "text" not in target:
+        if target.get("from", {}).get("id") != user.id or "text" not in target:
             raise ValueError("users can edit only their own text messages")
         target["edit_history"].append({"text": target["text"], "entities": target["entities"]})
         target.update(text=text, entities=[], html=html.escape(text, quote=False))
@@ -565,7 +565,7 @@ class TelegramState:
         if not chat.is_private and chat.members.get(user.id) not in _PRESENT:
             raise ValueError(f"{user.first_name} is not a member of {chat_id}")
         target = self._message_in(chat, message)
-        if target["from"]["id"] != self.me.id:
+        if target.get("from", {}).get("id") != self.me.id:
             raise ValueError("callback buttons exist only on the bot's messages")
         datas = [d for row in self.buttons(target) for _, d in row]
         if strict and data not in datas:
