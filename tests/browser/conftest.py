@@ -54,9 +54,15 @@ def driver(playground: PlaygroundProcess, tmp_path_factory: pytest.TempPathFacto
     os.environ["SE_OFFLINE"] = "true"
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     for flag in (*FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
         options.add_argument(flag)
     browser = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     browser.set_page_load_timeout(30)
     yield browser
-    browser.quit()
+    try:
+        errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    finally:
+        browser.quit()
+    # Failed taps on purpose show as toasts, not console errors: any error here is a bug.
+    assert errors == [], errors
