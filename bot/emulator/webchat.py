@@ -89,15 +89,15 @@ class WebChat:
                     Event("answer", query.chat_id, query.message_id, query.user.id, data)
                 )
         elif kind == "action":
-            self.log.append(Event("action", payload["chat_id"], data={"action": payload["action"]}))
+            self.log.append(
+                Event("action", payload["chat_id"], data={"action": payload["action"]})
+            )
         elif kind == "violation":
             chat_id = payload.get("chat_id")
             chat = fake.chats.get(chat_id) if isinstance(chat_id, int) else None
             # Shown after the last message the chat had when the call was refused.
             after = chat.next_message_id - 1 if chat else 0
-            self.log.append(
-                Event("violation", chat_id, after, data={"text": payload["text"]})
-            )
+            self.log.append(Event("violation", chat_id, after, data={"text": payload["text"]}))
         elif kind == "commands":
             self.log.append(Event("directory"))
 
@@ -191,7 +191,9 @@ class WebChat:
         news = self.log[since:]
         if since == 0:
             chats = [self.fake.chats[chat_id] for chat_id in sorted(visible)]
-            keys = [(c.id, m["message_id"]) for c in chats for m in c.messages if not m.get("deleted")]
+            keys = [
+                (c.id, m["message_id"]) for c in chats for m in c.messages if not m.get("deleted")
+            ]
         else:
             keys = list(
                 dict.fromkeys(
@@ -318,7 +320,7 @@ class WebChat:
         kind = _image_type(stored.data)
         if kind is None:
             # Never render what a bot or user uploaded as a page on this origin.
-            name = re.sub(r'[^A-Za-z0-9._ -]', "_", stored.file_name or "file")
+            name = re.sub(r"[^A-Za-z0-9._ -]", "_", stored.file_name or "file")
             headers["Content-Disposition"] = f'attachment; filename="{name}"'
             kind = "application/octet-stream"
         return web.Response(body=stored.data, content_type=kind, headers=headers)
@@ -366,7 +368,8 @@ class WebChat:
         return {
             chat.id
             for chat in self.fake.chats.values()
-            if chat.id == user.id or (not chat.is_private and chat.members.get(user.id) in _PRESENT)
+            if chat.id == user.id
+            or (not chat.is_private and chat.members.get(user.id) in _PRESENT)
         }
 
     def _page_message(self, chat_id: int, message_id: int) -> JSON:
