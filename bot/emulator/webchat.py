@@ -143,6 +143,7 @@ class WebChat:
                 "username": me.username,
                 "started": user.started,
                 "blocked": user.blocked,
+                "description": self._description(user),
                 "menu": self.fake.menu_for(user, user.id),
             }
         ]
@@ -351,6 +352,12 @@ class WebChat:
         if chat_id != user.id and chat_id not in self._visible_chats(user):
             raise PageError(403, f"{user.first_name} is not a member of chat {chat_id}")
         return chat_id
+
+    def _description(self, user: FakeUser) -> str:
+        """What setMyDescription set, in the user's language if it was set for it."""
+        texts = self.fake.bot_texts
+        language = (user.language_code or "").split("-")[0]
+        return texts.get(("description", language)) or texts.get(("description", ""), "")
 
     def _name(self, user_id: int) -> str:
         user = self.fake.users.get(user_id)

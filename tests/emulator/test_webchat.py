@@ -81,6 +81,8 @@ async def test_users_chats_and_the_menu_each_user_sees(fake, bot, page, cast):
                               scope=BotCommandScopeAllGroupChats())
     await bot.set_my_commands([BotCommand("round", "A group round"), BotCommand("stop", "Stop")],
                               scope=BotCommandScopeAllChatAdministrators())
+    await bot.set_my_description("I ask interview questions.")
+    await bot.set_my_description("Mülakat soruları sorarım.", language_code="tr")
     users = await page.get("users")
     assert [u["name"] for u in users["users"]] == ["Ada", "Ayşe", "Bob"]
     assert users["bot"]["username"] == "coach_test_bot"
@@ -88,9 +90,11 @@ async def test_users_chats_and_the_menu_each_user_sees(fake, bot, page, cast):
     chats = (await page.get("chats", user=ayse.id))["chats"]
     assert [(c["id"], c["type"]) for c in chats] == [(ayse.id, "private"), (GROUP, "supergroup")]
     assert chats[0]["menu"] == [{"command": "quiz", "description": "Bir soru"}]
+    assert chats[0]["description"] == "Mülakat soruları sorarım."
     assert [c["command"] for c in chats[1]["menu"]] == ["round"]
     # Ada created the group, so she gets the administrators' menu there.
-    ada_group = (await page.get("chats", user=ada.id))["chats"][1]
+    ada_private, ada_group = (await page.get("chats", user=ada.id))["chats"]
+    assert ada_private["description"] == "I ask interview questions."
     assert [c["command"] for c in ada_group["menu"]] == ["round", "stop"]
     assert {m["name"]: m["status"] for m in ada_group["members"]} == {
         "Coach Test Bot": "member", "Ada": "creator", "Ayşe": "member", "Bob": "member"}

@@ -186,8 +186,13 @@ async function applyEvents(data) {
     state.notes = new Map();
     state.problems = [];
   }
-  const initial = state.cursor === 0;
+  // A reset (the playground restarted under the page) starts over like a first load.
+  const initial = state.cursor === 0 || data.reset;
   state.cursor = data.cursor;
+  if (data.reset) {
+    nodes.clear();
+    await loadDirectory();
+  }
   for (const message of data.messages) {
     const chat = chatMessages(message.chat_id);
     const known = chat.has(message.message_id);
@@ -388,9 +393,11 @@ function renderChat(forceBottom = false) {
   }
   while (noteIndex < sortedNotes.length) items.push(noteNode(sortedNotes[noteIndex++]));
   if (!messages.length && chat.type === "private") {
-    items.push(keyed(`empty:${chat.title}`, "", () => el("div", { class: "empty" },
-      el("div", { class: "empty-title" }, chat.title),
-      el("div", {}, "Press START to talk to the bot."))));
+    // Like Telegram, an unopened bot chat shows the bot's description (setMyDescription).
+    const about = chat.description || "Press START to talk to the bot.";
+    items.push(keyed(`empty:${chat.title}`, about, () => el("div", { class: "empty" },
+      el("div", { class: "empty-title" }, chat.description ? "What can this bot do?" : chat.title),
+      el("div", { class: "empty-text" }, about))));
   }
   reconcile(box, items);
   if (forceBottom || nearBottom) box.scrollTop = box.scrollHeight;
@@ -696,6 +703,7 @@ function bindComposer() {
 function autosize() {
   const text = $("text");
   text.style.height = "auto";
+  if (!text.value || !text.offsetParent) return; // empty, or hidden (its height reads 0)
   text.style.height = `${Math.min(text.scrollHeight, 160)}px`;
 }
 
