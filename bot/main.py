@@ -1,4 +1,6 @@
-"""Start-up: settings, a checked bank, then polling or a webhook; one clear line instead of a traceback."""
+"""Start-up: settings, a checked bank, then polling or a webhook; one clear line instead of a traceback.
+`python -m bot play` starts the playground instead (bot/playground.py), which needs no token.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import argparse
 import logging
 import sqlite3
 import sys
+from collections.abc import Callable
 from urllib.parse import urlparse
 
 from pydantic import ValidationError
@@ -13,7 +16,7 @@ from pydantic import ValidationError
 from bot.app import build_application
 from bot.logs import setup_logging
 from bot.settings import Settings
-from questions.loader import BankError, check_bank, load_bank
+from questions.loader import Bank, BankError, check_bank, load_bank
 from storage.db import SchemaTooNew, latest_version
 
 HOW_TO_GET_A_TOKEN = (
@@ -22,9 +25,10 @@ HOW_TO_GET_A_TOKEN = (
 )
 
 
-def load_settings() -> Settings:
+def load_settings(make: Callable[[], Settings] = Settings) -> Settings:
+    """The settings (`make` builds them), or one line per problem and exit status 2."""
     try:
-        settings = Settings()  # type: ignore[call-arg]
+        settings = make()
     except ValidationError as exc:
         if any(err["loc"] and err["loc"][0] == "bot_token" for err in exc.errors()):
             print(HOW_TO_GET_A_TOKEN, file=sys.stderr)
@@ -79,14 +83,21 @@ def check(settings: Settings) -> int:
     return 0 if ok else 1
 
 
-def run(settings: Settings) -> int:
-    log = logging.getLogger("bot")
+def checked_bank(settings: Settings) -> Bank | None:
+    """The question bank, or None after listing its problems."""
     try:
-        bank = load_bank(settings.questions_dir)
+        return load_bank(settings.questions_dir)
     except BankError as exc:
         print(f"The question bank in {settings.questions_dir} is invalid:", file=sys.stderr)
         for problem in exc.problems:
             print(f"  {problem}", file=sys.stderr)
+        return None
+
+
+def run(settings: Settings) -> int:
+    log = logging.getLogger("bot")
+    bank = checked_bank(settings)
+    if bank is None:
         return 1
     log.info("loaded %d questions in %d fields", len(bank), len(bank.fields))
     app = build_application(settings, bank=bank)
@@ -108,11 +119,27 @@ def run(settings: Settings) -> int:
     return 0
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bot", description="Interview coach bot")
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    from bot import playground
+
+    parser = argparse.ArgumentParser(prog="python -m bot", description="Interview coach bot",
+                                     usage="python -m bot [-h] [--check] [play [options]]")
     parser.add_argument("--check", action="store_true",
                         help="validate settings, the bank and the database, then exit 0 or 1")
-    args = parser.parse_args(argv)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    play = commands.add_parser(
+        "play", help="try the bot in a local web chat, no Telegram account or token needed",
+        description=playground.__doc__)
+    playground.add_arguments(play)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    if args.command == "play":
+        from bot import playground
+
+        return playground.run(args)
     settings = load_settings()
     setup_logging(settings.log_level, settings.bot_token.get_secret_value(),
                   settings.webhook_secret.get_secret_value() if settings.webhook_secret else "")

@@ -25,6 +25,7 @@ async def _serve(args: argparse.Namespace) -> None:
     print(f"  BOT_API_BASE_URL={fake.base_url}", flush=True)
     print(f"  BOT_API_BASE_FILE_URL={fake.base_file_url}", flush=True)
     print(f"  BOT_TOKEN={fake.token}", flush=True)
+    print(f"Web chat (add pretend users with +): http://{fake.host}:{fake.port}/play/", flush=True)
     try:
         await asyncio.Event().wait()
     finally:

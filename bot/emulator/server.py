@@ -23,6 +23,7 @@ from bot.emulator.models import JSON, ApiError, Call, UploadedFile
 from bot.emulator.ratelimit import FloodLimits
 from bot.emulator.spec import Spec, SpecError, find_spec
 from bot.emulator.state import TelegramState
+from bot.emulator.webchat import WebChat
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,8 @@ class FakeTelegram(TelegramState):
         self.app = web.Application(client_max_size=MAX_REQUEST_BYTES)
         self.app.router.add_route("*", "/bot{token}/{method}", self._handle_api)
         self.app.router.add_get("/file/bot{token}/{path:.+}", self._handle_file)
+        # The playground's web chat and its JSON API, under /play/.
+        self.webchat = WebChat(self)
         self.app.router.add_route("*", "/{tail:.*}", self._handle_unknown_path)
         self._faults: list[_Fault] = []
         self._drops: list[_Drop] = []
@@ -381,6 +384,7 @@ class FakeTelegram(TelegramState):
         message = f"{method}{where}: {error.error_code} {error.description}"
         self.violations.append(message)
         log.debug("refused %s", message)
+        self.touch("violation", {"text": message, "chat_id": chat_id_of(self, chat_id)})
 
     def calls_to(self, method: str) -> list[Call]:
         return [c for c in self.calls if c.method.lower() == method.lower()]

@@ -742,6 +742,28 @@ class TelegramState:
         key = scope if isinstance(scope, str) else scope_key(scope)
         return list(self.bot_commands.get((key, language_code), []))
 
+    def menu_for(self, user: FakeUser, chat_id: int) -> list[JSON]:
+        """The command menu a Telegram client shows this user in this chat.
+
+        Telegram tries the narrowest scope first, each with the user's language, then without.
+        """
+        chat = self.chats.get(chat_id)
+        if chat is None or chat.is_private:
+            scopes = [f"chat:{chat_id}", "all_private_chats", "default"]
+        else:
+            admin = chat.members.get(user.id) in _ADMINS
+            scopes = [f"chat_member:{chat_id}:{user.id}"]
+            scopes += [f"chat_administrators:{chat_id}"] if admin else []
+            scopes += [f"chat:{chat_id}"]
+            scopes += ["all_chat_administrators"] if admin else []
+            scopes += ["all_group_chats", "default"]
+        language = (user.language_code or "").split("-")[0].lower()
+        for scope in scopes:
+            for code in ([language] if language else []) + [""]:
+                if (scope, code) in self.bot_commands:
+                    return list(self.bot_commands[(scope, code)])
+        return []
+
     # -- waiting -------------------------------------------------------------------------------
 
     async def wait_until(self, predicate: Callable[[], Any], timeout: float = 5.0) -> Any:  # noqa: ASYNC109
