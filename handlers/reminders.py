@@ -239,15 +239,19 @@ async def switch_off(context: CoachContext, user_id: int, why: str) -> None:
         log.info("reminders for user %d switched off: %s", user_id, why)
 
 
-async def send_reminder(context: CoachContext, due: store.DueReminder) -> bool:
+async def review_count(context: CoachContext, due: store.DueReminder) -> int:
+    services = context.services
+    try:
+        return await services.due_reviews(due.user_id, services.now())
+    except Exception:  # noqa: BLE001 - a broken count must not cost the reminder
+        log.exception("due-review count failed for user %d", due.user_id)
+        return 0
+
+
+async def send_reminder(context: CoachContext, due: store.DueReminder, reviews: int) -> bool:
     """Send one claimed reminder; True when Telegram accepted it."""
     services = context.services
     lang = services.language_for(due.language, None)
-    try:
-        reviews = await services.due_reviews(due.user_id, services.now())
-    except Exception:  # noqa: BLE001 - a broken count must not cost the reminder
-        log.exception("due-review count failed for user %d", due.user_id)
-        reviews = 0
     text, markup = reminder_message(services.texts, lang, due.streak, reviews)
     try:
         # The limiter waits out 429s and retries what surely did not arrive (bot/ratelimit.py).
@@ -292,8 +296,11 @@ async def deliver_due(context: CoachContext) -> None:
             claim = await store.claim_due(services.db, now=services.now(), limit=BATCH)
             if not claim.settled:
                 break
-            results = await asyncio.gather(*(send_reminder(context, due) for due in claim.due),
-                                           return_exceptions=True)
+            # Counts first, so the sends reach the limiter's queue in due order.
+            counts = [await review_count(context, due) for due in claim.due]
+            results = await asyncio.gather(
+                *(send_reminder(context, due, n) for due, n in zip(claim.due, counts, strict=True)),
+                return_exceptions=True)
             for due, result in zip(claim.due, results, strict=True):
                 if isinstance(result, BaseException):
                     log.error("reminder for user %d failed: %r", due.user_id, result)
