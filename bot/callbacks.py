@@ -22,6 +22,7 @@ NEXT = "n"
 REMINDER = "r"
 TIMEZONE = "z"
 NOOP = "x"
+DELETE_ME = "d"
 
 
 @dataclass(frozen=True)

@@ -72,3 +72,29 @@ async def test_slow_telegram_does_not_make_other_users_wait(fake, bot):
     fake.latency = 0
     # In line, five taps would take >= 5 s of answer latency alone; concurrently about 1 s.
     assert elapsed < 3.5, elapsed
+
+
+async def test_deleteme_erases_everything_after_confirmation(fake, bot):
+    from tests.e2e.conftest import button, tap
+    from tests.e2e.test_practice import onboard
+
+    ada = fake.user(3301, "Ada")
+    bob = fake.user(3302, "Bob")
+    await onboard(fake, ada)
+    await onboard(fake, bob)
+    [question] = await say(fake, ada, "/quiz")
+    await tap(fake, ada, question, fake.buttons(question)[0][0][1], expect=1)
+    await say(fake, ada, "/remind 09:30")
+    [confirm] = await say(fake, ada, "/deleteme")
+    answer, _ = await tap(fake, ada, confirm, button(fake, confirm, "Cancel"))
+    db = bot.services.db
+    assert (await db.fetchone("SELECT COUNT(*) FROM answers WHERE user_id = ?", (ada.id,)))[0] == 1
+    [confirm] = await say(fake, ada, "/deleteme")
+    await tap(fake, ada, confirm, button(fake, confirm, "erase everything"))
+    await fake.wait_until(lambda: "erased" in fake.messages(ada.id)[-1].get("text", ""))
+    from storage.privacy import tables_with_user_id
+
+    for table in await tables_with_user_id(db):
+        row = await db.fetchone(f"SELECT COUNT(*) FROM {table} WHERE user_id = ?", (ada.id,))
+        assert row[0] == 0, table
+    assert (await db.fetchone("SELECT COUNT(*) FROM users WHERE user_id = ?", (bob.id,)))[0] == 1

@@ -1,0 +1,53 @@
+"""/deleteme: erase everything the bot holds about the user, after a confirm button."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+from telegram.ext import Application, CallbackQueryHandler, CommandHandler
+
+from bot import callbacks
+from bot.context import CoachContext
+from handlers.common import current_user, edit_or_ignore, keyboard, reply
+from storage.privacy import erase_user
+
+log = logging.getLogger(__name__)
+COMMANDS = ("deleteme",)
+
+
+async def deleteme(update: Update, context: CoachContext) -> None:
+    """/deleteme: ask first; nothing is erased without the tap."""
+    _, lang = await current_user(update, context)
+    texts = context.services.texts
+    owner = update.effective_user.id
+    await reply(update, texts.t(lang, "deleteme-confirm"), keyboard([[
+        (texts.t(lang, "deleteme-yes"), callbacks.encode(callbacks.DELETE_ME, "yes", owner)),
+        (texts.t(lang, "deleteme-no"), callbacks.encode(callbacks.DELETE_ME, "no", owner)),
+    ]]))
+
+
+async def confirm(update: Update, context: CoachContext) -> None:
+    """Yes: erase and say so. No: leave everything as it is."""
+    query = update.callback_query
+    data = callbacks.decode(query.data)
+    services = context.services
+    user = update.effective_user
+    lang = services.language_for(None, user.language_code)
+    if data is None or data.arg(1) != str(user.id) or data.arg(0) not in ("yes", "no"):
+        await query.answer(services.texts.t(lang, "toast-not-yours" if data else "toast-expired"))
+        return
+    if data.arg(0) == "no":
+        await query.answer()
+        await edit_or_ignore(query.message, services.texts.t(lang, "deleteme-cancelled"))
+        return
+    touched = await erase_user(services.db, user_id=user.id)
+    context.application.drop_user_data(user.id)
+    log.info("erased user_id=%s (%d rows)", user.id, touched)
+    await query.answer()
+    await edit_or_ignore(query.message, services.texts.t(lang, "deleteme-done"))
+
+
+def register(app: Application) -> None:
+    app.add_handler(CommandHandler("deleteme", deleteme))
+    app.add_handler(CallbackQueryHandler(confirm, pattern=callbacks.pattern(callbacks.DELETE_ME)))
