@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 
 from telegram import Update
 from telegram.error import TelegramError
@@ -37,8 +38,13 @@ def describe(update: object) -> str:
 async def error_handler(update: object, context: CoachContext) -> None:
     """Logs first, then tells the user briefly; never raises."""
     error = context.error
-    log.error("handler failed (%s): %s: %s", describe(update), type(error).__name__, error,
-              exc_info=(type(error), error, error.__traceback__) if error else None)
+    if isinstance(error, sqlite3.OperationalError):
+        # Locked past the busy timeout, read-only or full disk: one clear line, no traceback;
+        # nothing was written (the transaction rolled back) and the next update tries again.
+        log.error("database unavailable (%s): %s", describe(update), error)
+    else:
+        log.error("handler failed (%s): %s: %s", describe(update), type(error).__name__, error,
+                  exc_info=(type(error), error, error.__traceback__) if error else None)
     if not isinstance(update, Update):
         return
     try:

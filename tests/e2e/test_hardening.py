@@ -98,3 +98,30 @@ async def test_deleteme_erases_everything_after_confirmation(fake, bot):
         row = await db.fetchone(f"SELECT COUNT(*) FROM {table} WHERE user_id = ?", (ada.id,))
         assert row[0] == 0, table
     assert (await db.fetchone("SELECT COUNT(*) FROM users WHERE user_id = ?", (bob.id,)))[0] == 1
+
+
+async def test_a_locked_database_is_waited_for(fake, bot):
+    import sqlite3
+
+    ada = fake.user(3401, "Ada")
+    other = sqlite3.connect(bot.settings.database_path, timeout=1)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("UPDATE users SET first_name = first_name")
+    fake.send_message(ada, "/start")
+    await asyncio.sleep(1.5)
+    other.commit()
+    other.close()
+    messages = await fake.wait_for_bot_messages(ada.id, 3, timeout=10)
+    assert "Hi Ada" in messages[0]["text"]
+
+
+async def test_a_read_only_database_apologises_and_recovers(fake, bot, caplog):
+    ada = fake.user(3402, "Ada")
+    await bot.services.db.execute("PRAGMA query_only = ON")
+    [msg] = await say(fake, ada, "/start")
+    assert "Sorry, something went wrong" in msg["text"]
+    assert any("database unavailable" in r.getMessage() and not r.exc_info
+               for r in caplog.records)
+    await bot.services.db.execute("PRAGMA query_only = OFF")
+    welcome, *_ = await say(fake, ada, "/start", expect=3)
+    assert "Hi Ada" in welcome["text"]
