@@ -71,3 +71,18 @@ async def test_failed_transaction_changes_nothing(db):
             await conn.execute("UPDATE users SET field = 'x' WHERE user_id = 1")
             raise RuntimeError("boom")
     assert (await users.get_user(db, user_id=1)).field is None
+
+
+async def test_online_backup_of_a_live_database(tmp_path):
+    import sqlite3
+
+    from storage.backup import main as backup_main
+
+    db = await Database.open(tmp_path / "live.sqlite3")
+    await users.ensure_user(db, user_id=9, first_name="Ada", language="en", now=1)
+    dest = tmp_path / "backups" / "copy.sqlite3"
+    assert backup_main([str(dest), "--db", str(tmp_path / "live.sqlite3")]) == 0
+    await db.close()
+    with sqlite3.connect(dest) as copy:
+        assert copy.execute("SELECT first_name FROM users").fetchone() == ("Ada",)
+    assert stat.S_IMODE(os.stat(dest).st_mode) == 0o600
