@@ -125,3 +125,25 @@ async def test_a_read_only_database_apologises_and_recovers(fake, bot, caplog):
     await bot.services.db.execute("PRAGMA query_only = OFF")
     welcome, *_ = await say(fake, ada, "/start", expect=3)
     assert "Hi Ada" in welcome["text"]
+
+
+async def test_a_group_upgraded_to_a_supergroup_keeps_its_rows(fake, bot):
+    db = bot.services.db
+    ada = fake.user(3501, "Ada")
+    old, new = -4001, -1004001
+    fake.group(old, "Study", members={ada: "creator"}, chat_type="group")
+    await db.execute("INSERT INTO users (user_id, created_at) VALUES (?, 0)", (ada.id,))
+    await db.execute(
+        "INSERT INTO answers (user_id, question_id, field, topic, level, chosen, is_correct,"
+        " answered_at, chat_id, message_id) VALUES (?, 'q', 'f', 't', 'mid', 'a', 1, 0, ?, 1)",
+        (ada.id, old))
+    fake.enqueue_update({"message": {
+        "message_id": 99, "date": 0, "chat": {"id": old, "type": "group", "title": "Study"},
+        "from": {"id": ada.id, "is_bot": False, "first_name": "Ada"},
+        "migrate_to_chat_id": new}})
+
+    async def moved():
+        row = await db.fetchone("SELECT chat_id FROM answers WHERE user_id = ?", (ada.id,))
+        return row[0] == new
+
+    await fake.wait_until(moved)
