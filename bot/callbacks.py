@@ -22,6 +22,8 @@ NEXT = "n"
 REMINDER = "r"
 TIMEZONE = "z"
 NOOP = "x"
+JOBMATCH = "j"  # use / change / cancel a ranked job ad: j:<action>:<match id>[:<rank>]
+JOBMATCH_FIELD = "jf"  # pick a field for a ranked job ad: jf:<match id>:<rank>
 
 
 @dataclass(frozen=True)
