@@ -17,14 +17,15 @@ from bot.errors import error_handler
 from bot.services import Services, utc_now
 from bot.settings import Settings
 from bot.texts import Texts
-from handlers import flood, onboarding, practice, reminders, stats
+from handlers import flood, jobmatch, onboarding, practice, reminders, stats
 from handlers import help as help_feature
 from questions.loader import Bank, load_bank
 from storage.db import Database
 
 # Feature modules, in the order their handlers are tried. Each has `COMMANDS` (menu order)
 # and `register(app)`; some also have `on_startup(app)` / `on_shutdown(app)`.
-FEATURES: list[ModuleType] = [flood, onboarding, practice, stats, reminders, help_feature]
+FEATURES: list[ModuleType] = [flood, onboarding, practice, stats, reminders, jobmatch,
+                              help_feature]
 
 
 def build_application(settings: Settings, *, bank: Bank | None = None,

@@ -28,7 +28,7 @@ LEVELS = ("junior", "mid", "senior")
 DEFAULT_LEVEL = "mid"
 TOPICS_SHOWN = 5
 WORDS_SHOWN = 4
-WORDS_MIN_SHARE = 0.2  # of the strongest word's weight
+WORDS_MIN_SHARE = 0.25  # of the strongest word's weight
 
 # Model weights, tuned on tests/jobmatch/ads.yaml (see the README for the figures).
 K1_CURATED, B_CURATED = 1.2, 0.3
@@ -95,7 +95,7 @@ business world growing fast paced passionate motivated self communication englis
 verbal hands proven track record degree bachelor bachelors master masters university field related
 equivalent practical professional minimum least years' year's software developer developers
 engineer engineers engineering programmer specialist expert senior junior lead principal staff
-intern internship trainee graduate manager clean write create creating maintain ensure support
+intern internship trainee graduate manager clean write create creating maintain ensure support go
 collaborate closely together day-to-day love enjoy want need needs offer offering tools
 """
 _STOPWORDS_TR = """
@@ -112,7 +112,7 @@ ofis hibrit uzaktan tam zamanli istanbul ankara izmir lokasyon konum maas prim o
 konusunda konularinda alaninda alanda ilgili yatkin istekli motive cozum odakli analitik
 dusunme yetenegi proje projeler projelerde gelistirme surecleri sureclerine yazilim
 gelistirici gelistiriciler muhendis muhendisi muhendisleri uzman uzmani kidemli stajyer staj
-yeni mezunlar arkadasi arkadaslari ariyoruz olacaksin yapacaksin edeceksin
+yeni mezunlar arkadasi arkadaslari ariyoruz olacaksin yapacaksin edeceksin dogru
 """
 STOPWORDS = frozenset(_STOPWORDS_EN.split()) | frozenset(_STOPWORDS_TR.split())
 
@@ -136,7 +136,7 @@ def stem(word: str) -> str:
     for _ in range(3):
         for size in _SUFFIX_LENGTHS:
             keep = len(word) - size
-            if keep >= (4 if size == 1 else 3) and word[keep:] in _SUFFIXES:
+            if keep >= 4 and word[keep:] in _SUFFIXES:
                 word = word[:keep]
                 break
         else:
@@ -203,14 +203,14 @@ _LEVEL_WORDS = {
            r"regular|mid",
     "junior": r"junior|jr\.?|entry[- ]level|new grad(?:uate)?|recent grad(?:uate)?|"
               r"graduate (?:program(?:me)?|role|position|engineer|developer|scheme)|"
-              r"intern|internship|trainee|apprentice|stajyer|staj|yeni mezun|deneyimsiz",
+              r"intern|internship|trainee|apprentice|stajyer|staj|yeni mezun|deneyimsiz|graduate",
 }
 # A level word naming other people ("mentor junior engineers") says nothing about this role.
 _LEVEL_RE = {level: re.compile(rf"\b(?:{words})(?!\w)(?!\s+{_PEOPLE})") for level, words in
              _LEVEL_WORDS.items()}
-# "lead", "staff", "principal", "architect" only count as a title (a role word follows or it is
-# in the first line); elsewhere "lead the design" is a verb.
-_TITLE_ONLY = re.compile(r"^(?:lead|staff|principal|architect|mimar|regular|mid)$")
+# "lead", "staff", "graduate"... only count as a title (a role word follows or it is in the first
+# line): elsewhere "lead the design" is a verb and "a university graduate" is every applicant.
+_TITLE_ONLY = re.compile(r"^(?:lead|staff|principal|architect|mimar|regular|mid|graduate)$")
 _ROLE_AFTER = re.compile(r"\s+(?:[a-z/+#.-]+\s+){0,3}?(?:engineer|developer|programmer|"
                          r"architect|scientist|analyst|tester|administrator|dba|sre|"
                          r"muhendis|gelistirici|uzman|programci)")
@@ -364,6 +364,12 @@ def _add_phrases(doc: Counter[str], phrases: Iterable[str], part: float) -> None
                 doc[term] += part
 
 
+def _whole_term(phrase: str) -> str:
+    """A phrase as one term ("" when it has no content words or is too long to match whole)."""
+    terms = phrase_terms(phrase)
+    return " ".join(terms) if len(terms) <= MAX_N else ""
+
+
 def _add_text(doc: Counter[str], text: str, weight: float = 1.0) -> None:
     for term, _, _ in ngrams(tokenize(text), 2):
         doc[term] += weight
@@ -398,6 +404,7 @@ class Matcher:
         # Whole curated terms (a keyword, a vocabulary phrase) per field: only these count as
         # evidence that an ad is about the field; a lone "warehouse" or "chef" does not.
         self.whole: dict[str, set[int]] = {}
+        self.topic_whole: dict[str, set[int]] = {}  # the same for each topic's own keywords
         self.topic_keys: list[tuple[str, str]] = []
         self.topics_of: dict[str, list[int]] = {key: [] for key in self.field_keys}
         curated_topics: list[Counter[str]] = []
@@ -416,6 +423,9 @@ class Matcher:
                             *extra.get("tr", [])]
                 _add_phrases(curated, keywords, W_PART)
                 self._add_whole(keywords, len(curated_fields))
+                for phrase in keywords:
+                    self.topic_whole.setdefault(_whole_term(phrase), set()).add(
+                        len(self.topic_keys))
                 for name in {topic.name.en, topic.name.tr} - {None}:
                     _add_text(curated, name)
                 text: Counter[str] = Counter()
@@ -442,12 +452,10 @@ class Matcher:
 
     def _add_whole(self, phrases: Iterable[str], field_index: int) -> None:
         for phrase in phrases:
-            terms = phrase_terms(phrase)
-            if 0 < len(terms) <= MAX_N:
-                self.whole.setdefault(" ".join(terms), set()).add(field_index)
+            self.whole.setdefault(_whole_term(phrase), set()).add(field_index)
 
-    def query(self, text: str) -> tuple[dict[str, float], dict[str, str]]:
-        """The ad as weighted terms, and each term's first wording in the ad."""
+    def query(self, text: str) -> tuple[dict[str, float], dict[str, str], set[str]]:
+        """The ad as weighted terms, each term's first wording in the ad, the title's terms."""
         tokens = tokenize(text)
         first_line = text.lstrip().split("\n", 1)[0]
         title_end = (len(text) - len(text.lstrip())) + min(len(first_line), 120)
@@ -461,26 +469,31 @@ class Matcher:
             surface.setdefault(term, " ".join(text[start:end].lstrip(".").split()))
         weights = {term: (1 + math.log(n)) * (TITLE_BOOST if term in in_title else 1.0)
                    for term, n in counts.items()}
-        return weights, surface
+        return weights, surface, in_title
 
     def match(self, text: str) -> JobMatch:
-        query, surface = self.query(text)
+        query, surface, in_title = self.query(text)
         size = len(self.field_keys)
         field_scores = [c + W_TEXT * t for c, t in
                         zip(self.curated.fields.scores(query, size),
                             self.text.fields.scores(query, size), strict=True)]
+        # Evidence counts each curated term once (a word repeated 60 times is still one word).
         evidence = [0.0] * size
-        for term, weight in query.items():
+        for term in query:
+            boost = TITLE_BOOST if term in in_title else 1.0
             for index in self.whole.get(term, ()):
-                evidence[index] += weight * self.curated.fields.postings[term][index]
-        # Per topic, what each term of the ad adds: the score and the words to show.
+                evidence[index] += boost * self.curated.fields.postings[term][index]
+        # Per topic, what each term of the ad adds: the score and the words to show. A topic
+        # counts only with one of its keywords in the ad; other words just order the topics.
         parts: list[dict[str, float]] = [{} for _ in self.topic_keys]
         for term, weight in query.items():
             for channel, scale in ((self.curated, 1.0), (self.text, W_TEXT)):
                 for index, value in channel.topics.postings.get(term, {}).items():
                     part = parts[index]
                     part[term] = part.get(term, 0.0) + weight * scale * value
-        topic_scores = [sum(part.values()) for part in parts]
+        named = {index for term in query for index in self.topic_whole.get(term, ())}
+        topic_scores = [sum(part.values()) if i in named else 0.0
+                        for i, part in enumerate(parts)]
         order = sorted(range(size), key=lambda i: -field_scores[i])
         confidences = _confidences(field_scores)
         results = []
@@ -490,7 +503,7 @@ class Matcher:
                              if topic_scores[i] > 0), reverse=True)[:TOPICS_SHOWN]
             results.append(FieldMatch(
                 key, field_scores[index], confidences[index], evidence[index],
-                tuple(TopicMatch(self.topic_keys[i][1], score, _words(parts[i], surface))
+                tuple(TopicMatch(self.topic_keys[i][1], score, self._words(i, parts[i], surface))
                       for score, i in topics)))
         strongest = max(evidence, default=0.0)
         length = sum(1 for term in query if " " not in term)
@@ -498,25 +511,31 @@ class Matcher:
             MIN_EVIDENCE, MIN_EVIDENCE_DENSITY * math.sqrt(length))
         return JobMatch(tuple(results), detect_level(text), confident)
 
+    def _words(self, topic: int, part: dict[str, float],
+               surface: dict[str, str]) -> tuple[str, ...]:
+        """The ad's words behind a topic's score: its keywords and name words first (phrases
+        before single words), then other strong words; words that added little are left out."""
+        top = max(part.values(), default=0.0)
+        curated = self.curated.topics.postings
 
-def _words(part: dict[str, float], surface: dict[str, str]) -> tuple[str, ...]:
-    """The ad's words behind a topic's score: phrases before single words, strongest first,
-    leaving out words that added little."""
-    top = max(part.values(), default=0.0)
-    ranked = sorted((term for term, value in part.items() if value >= WORDS_MIN_SHARE * top),
-                    key=lambda term: (" " not in term, -part[term]))
-    chosen: list[str] = []
-    covered: set[str] = set()
-    for term in ranked:
-        pieces = set(term.split())
-        words = surface[term]
-        if pieces <= covered or any(words.lower() == c.lower() for c in chosen):
-            continue
-        chosen.append(words)
-        covered |= pieces
-        if len(chosen) == WORDS_SHOWN:
-            break
-    return tuple(chosen)
+        def order(term: str) -> tuple[bool, bool, float]:
+            return topic not in curated.get(term, {}), " " not in term, -part[term]
+
+        ranked = sorted((term for term, value in part.items() if value >= WORDS_MIN_SHARE * top),
+                        key=order)
+        chosen: list[str] = []
+        covered: set[str] = set()
+        for term in ranked:
+            pieces = set(term.split())
+            words = surface[term]
+            if pieces <= covered or any(words.lower() == c.lower() for c in chosen):
+                continue
+            chosen.append(words)
+            covered |= pieces
+            if len(chosen) == WORDS_SHOWN:
+                break
+        return tuple(chosen)
+
 
 
 def _confidences(scores: Sequence[float]) -> list[float]:

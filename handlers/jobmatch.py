@@ -147,7 +147,10 @@ async def rank_and_answer(update: Update, context: CoachContext, user: User, lan
         return
     matcher = await ready_matcher(services.bank)
     result = await asyncio.to_thread(matcher.match, text)
-    ranking = [RankedField(f.field, f.confidence, tuple(t.topic for t in f.topics))
+    # Without a confident match, chance words are all that tie the ad to a field's topics:
+    # a field picked from the list then gets no plan.
+    ranking = [RankedField(f.field, f.confidence,
+                           tuple(t.topic for t in f.topics) if result.best else ())
                for f in result.fields]
     match_id = await store.save_match(services.db, user_id=user.user_id,
                                       level=result.level.level, ranking=ranking,

@@ -8,7 +8,7 @@ CREATE TABLE jd_waiting (
 
 -- At most one ranked ad per user; a newer /jd replaces it, choosing or cancelling removes it.
 CREATE TABLE jd_matches (
-    id          INTEGER PRIMARY KEY,
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: old buttons stay dead
     user_id     INTEGER NOT NULL REFERENCES users(user_id) ON DELETE CASCADE,
     level       TEXT NOT NULL,
     ranking     TEXT NOT NULL,  -- JSON [[field, confidence, [topic, ...]], ...], best first
