@@ -21,9 +21,9 @@ from typing import NamedTuple
 import yaml
 
 from questions.loader import Bank, SafeLoader
+from questions.model import LEVELS
 
 VOCABULARY = Path(__file__).with_name("jobmatch_vocabulary.yaml")
-LEVELS = ("junior", "mid", "senior")
 # Most ads that name no level hire at mid level; the user can change it with /level.
 DEFAULT_LEVEL = "mid"
 TOPICS_SHOWN = 5
@@ -167,7 +167,7 @@ def tokenize(text: str, folded: str | None = None) -> list[Token]:
             out.append(Token(_SPECIAL[word], start, end))
             continue
         word = word.lstrip(".").rstrip("+#")
-        if word == "go" and text[start:end] == "Go":  # the language, not the verb (capitalised mid-sentence)
+        if word == "go" and text[start:end] == "Go":  # the language; "go" is the verb
             out.append(Token("golang", start, end))
             continue
         if len(word) < 2 or word.isdigit() or word in STOPWORDS or _VERB.search(word):
@@ -321,9 +321,6 @@ class JobMatch:
     def best(self) -> FieldMatch | None:
         """The matched field, or None when the ad matches no field well."""
         return self.fields[0] if self.confident and self.fields else None
-
-    def field(self, key: str) -> FieldMatch | None:
-        return next((f for f in self.fields if f.field == key), None)
 
 
 class _BM25:

@@ -222,6 +222,8 @@ async def receive_ad(update: Update, context: CoachContext) -> None:
         text = message.text
     elif message.document is not None:
         text = await read_document(message, context, lang)
+    elif message.photo and len((message.caption or "").split()) >= MIN_WORDS:
+        text = message.caption  # a post forwarded from a jobs channel: the ad is the caption
     elif message.photo:
         await message.reply_text(services.texts.t(lang, "jd-photo"))
     else:

@@ -202,6 +202,17 @@ async def test_odd_input_gets_a_clear_answer_and_the_wait_goes_on(fake, bot):
     await nothing_more(fake, ada)
 
 
+async def test_a_forwarded_picture_with_the_ad_in_its_caption_is_read(fake, bot):
+    ada = fake.user(2014, "Ada")
+    await say(fake, ada, "/jd")
+    before = len(fake.bot_messages(ada.id))
+    caption = ("Junior Flutter Developer wanted: Flutter and Dart, widgets and state management, "
+               "REST APIs, offline storage with SQLite, publishing to Google Play and TestFlight.")
+    fake.send_photo(ada, PNG, caption=caption)
+    [result] = (await fake.wait_for_bot_messages(ada.id, before + 1))[before:]
+    assert "Best match: Mobile" in result["text"] and "Level: Junior" in result["text"]
+
+
 async def test_the_wait_survives_a_restart_and_ends_after_ten_minutes(fake, bot):
     ada = fake.user(2010, "Ada")
     await say(fake, ada, "/jd")

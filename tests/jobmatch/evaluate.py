@@ -121,7 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     built = time.perf_counter()
     print(f"bank: {len(bank)} questions, {len(bank.fields)} fields; loaded in "
           f"{loaded - started:.2f} s, matcher built in {built - loaded:.2f} s")
-    print(evaluate(matcher, load_ads(), repeat=args.repeat, verbose=args.verbose).summary())
+    ads = load_ads()
+    print(evaluate(matcher, ads, repeat=args.repeat, verbose=args.verbose).summary())
+    # The largest input the bot accepts: a 100 KB .txt file.
+    largest = ("\n".join(ad["text"] for ad in ads) * 10).encode()[: 100 * 1024].decode(
+        errors="ignore")
+    started = time.perf_counter()
+    matcher.match(largest)
+    print(f"a 100 KB text: {(time.perf_counter() - started) * 1000:.0f} ms")
     return 0
 
 
