@@ -29,6 +29,7 @@ DEFAULT_LEVEL = "mid"
 TOPICS_SHOWN = 5
 WORDS_SHOWN = 4
 WORDS_MIN_SHARE = 0.25  # of the strongest word's weight
+WORDS_MAX_LENGTH = 40  # a phrase spread over a long stretch of the ad is not shown
 
 # Model weights, tuned on tests/jobmatch/ads.yaml (see the README for the figures).
 K1_CURATED, B_CURATED = 1.2, 0.3
@@ -525,7 +526,8 @@ class Matcher:
         for term in ranked:
             pieces = set(term.split())
             words = surface[term]
-            if pieces <= covered or any(words.lower() == c.lower() for c in chosen):
+            if (pieces <= covered or len(words) > WORDS_MAX_LENGTH
+                    or any(words.lower() == c.lower() for c in chosen)):
                 continue
             chosen.append(words)
             covered |= pieces

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -105,7 +106,7 @@ async def test_plan_questions_lean_to_the_plan_topics(fake, bot):
     await tap_edit(fake, ada, result, button(fake, result, "Use this"))
     plan = await bot.services.db.fetchone("SELECT topics FROM jd_plans WHERE user_id = ?",
                                           (ada.id,))
-    topics = set(__import__("json").loads(plan["topics"]))
+    topics = set(json.loads(plan["topics"]))
     assert len(topics) < len(bot.services.bank.fields["data-engineer"].topics)
     asked = []
     for _ in range(12):
