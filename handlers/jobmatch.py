@@ -233,39 +233,53 @@ async def receive_ad(update: Update, context: CoachContext) -> None:
     raise ApplicationHandlerStop  # this message was the ad (or a try at one): nobody else's
 
 
+def small_int(text: str) -> int | None:
+    """A button's number, or None for anything a button of ours never carries."""
+    return int(text) if text.isdigit() and len(text) <= 12 else None
+
+
+async def pressed_match(context: CoachContext, user: User, match_id: str) -> StoredMatch | None:
+    """The user's ranked ad a button points at, or None (used, replaced, someone else's)."""
+    number = small_int(match_id)
+    if number is None:
+        return None
+    return await store.get_match(context.services.db, match_id=number, user_id=user.user_id)
+
+
 async def jobmatch_button(update: Update, context: CoachContext) -> None:
     """`Use this`, `Change field` and `Cancel` under a ranked ad."""
     query = update.callback_query
-    services = context.services
-    texts, bank = services.texts, services.bank
+    texts = context.services.texts
     data = callbacks.decode(query.data)
     user, lang = await current_user(update, context)
     action = data.arg(0) if data else ""
-    match_id = int(data.arg(1)) if data and data.arg(1).isdigit() else None
-    match = (await store.get_match(services.db, match_id=match_id, user_id=user.user_id)
-             if match_id is not None else None)
+    match = await pressed_match(context, user, data.arg(1)) if data else None
     if match is None or action not in ("u", "c", "x"):
         await query.answer(texts.t(lang, "jd-toast-expired"))
-        return
-    if action == "x":
-        await query.answer()
-        await store.discard_match(services.db, match_id=match.id, user_id=user.user_id)
-        await edit_or_ignore(query.message, texts.t(lang, "jd-cancelled"))
-        return
-    if action == "c":
+    elif action == "u":
+        await use_match(update, context, user, lang, match, data.arg(2))
+    elif action == "c":
         await query.answer()
         await edit_or_ignore(query.message, texts.t(lang, "jd-choose-field"),
                              field_keyboard(context, lang, match))
-        return
-    ranked = match.at(int(data.arg(2))) if data.arg(2).isdigit() else None
-    if ranked is None or ranked.field not in bank.fields:
-        await query.answer(texts.t(lang, "jd-toast-expired"))
-        return
-    topics = [t for t in ranked.topics if bank.topic(ranked.field, t)]
-    adopted = await store.adopt_match(services.db, match_id=match.id, user_id=user.user_id,
-                                      field=ranked.field, level=match.level, topics=topics,
-                                      now=now_ts(context))
-    if not adopted:
+    else:
+        await query.answer()
+        await store.discard_match(context.services.db, match_id=match.id, user_id=user.user_id)
+        await edit_or_ignore(query.message, texts.t(lang, "jd-cancelled"))
+
+
+async def use_match(update: Update, context: CoachContext, user: User, lang: str,
+                    match: StoredMatch, rank: str) -> None:
+    """`Use this`: set field and level, start the plan, and offer the first question."""
+    query = update.callback_query
+    services = context.services
+    texts, bank = services.texts, services.bank
+    number = small_int(rank)
+    ranked = match.at(number) if number is not None else None
+    topics = [t for t in ranked.topics if bank.topic(ranked.field, t)] if ranked else []
+    if ranked is None or ranked.field not in bank.fields or not await store.adopt_match(
+            services.db, match_id=match.id, user_id=user.user_id, field=ranked.field,
+            level=match.level, topics=topics, now=now_ts(context)):
         await query.answer(texts.t(lang, "jd-toast-expired"))
         return
     await query.answer()
@@ -284,16 +298,15 @@ async def choose_jobmatch_field(update: Update, context: CoachContext) -> None:
     services = context.services
     data = callbacks.decode(query.data)
     user, lang = await current_user(update, context)
-    match_id, rank = (data.arg(0), data.arg(1)) if data else ("", "")
-    match = (await store.get_match(services.db, match_id=int(match_id), user_id=user.user_id)
-             if match_id.isdigit() else None)
-    ranked = match.at(int(rank)) if match and rank.isdigit() else None
+    match = await pressed_match(context, user, data.arg(0)) if data else None
+    rank = small_int(data.arg(1)) if data else None
+    ranked = match.at(rank) if match and rank is not None else None
     if match is None or ranked is None or ranked.field not in services.bank.fields:
         await query.answer(services.texts.t(lang, "jd-toast-expired"))
         return
     await query.answer()
     await edit_or_ignore(query.message, chosen_field_html(context, lang, match, ranked),
-                         result_keyboard(context, lang, match.id, int(rank)))
+                         result_keyboard(context, lang, match.id, rank))
 
 
 async def plan(update: Update, context: CoachContext) -> None:

@@ -169,7 +169,8 @@ async def test_forged_and_foreign_buttons_are_answered_and_change_nothing(fake, 
     result = await paste(fake, ada, ADS["qa-en-automation-mid"])
     use = button(fake, result, "Use this")
     [hello] = await say(fake, bo, "/help")
-    for data in (use, "v1:j:u:999999:0", "v1:j:zz:1", "v1:jf:x:y", "v1:jf:1:99", "v1:j"):
+    for data in (use, "v1:j:u:999999:0", "v1:j:zz:1", "v1:jf:x:y", "v1:jf:1:99", "v1:j",
+                 "v1:j:u:99999999999999999999:0", "v1:jf:1:99999999999999999999"):
         answer, _ = await tap(fake, bo, hello, data)
         assert "expired" in answer["text"], data
     assert await bot.services.db.fetchone("SELECT * FROM jd_plans") is None
