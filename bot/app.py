@@ -17,7 +17,7 @@ from bot.errors import error_handler
 from bot.services import Services, utc_now
 from bot.settings import Settings
 from bot.texts import Texts
-from handlers import flood, groups, onboarding, practice, privacy, reminders, stats
+from handlers import flood, groups, jobmatch, onboarding, practice, privacy, reminders, stats
 from handlers import help as help_feature
 from questions.loader import Bank, load_bank
 from storage.db import Database
@@ -25,7 +25,7 @@ from storage.db import Database
 # Feature modules, in the order their handlers are tried. Each has `COMMANDS` (menu order)
 # and `register(app)`; some also have `on_startup(app)` / `on_shutdown(app)`.
 FEATURES: list[ModuleType] = [
-    flood, groups, onboarding, practice, stats, reminders, privacy, help_feature]
+    flood, groups, onboarding, practice, stats, reminders, jobmatch, privacy, help_feature]
 
 
 def build_application(settings: Settings, *, bank: Bank | None = None,

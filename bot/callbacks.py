@@ -23,6 +23,8 @@ REMINDER = "r"
 TIMEZONE = "z"
 NOOP = "x"
 DELETE_ME = "d"
+JOBMATCH = "j"  # use / change / cancel a ranked job ad: j:<action>:<match id>[:<rank>]
+JOBMATCH_FIELD = "jf"  # pick a field for a ranked job ad: jf:<match id>:<rank>
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,9 @@ from domain.grading import grade
 from handlers.common import current_user, edit_or_ignore, keyboard, reply
 from questions import render
 from questions.model import Question
-from questions.selection import choose_next
+from questions.selection import choose_next, plan_pool
 from storage.answers import NewAnswer, record_answer, seen_questions
+from storage.jobmatch import plan_topics
 from storage.users import User
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,9 @@ async def pick_question(context: CoachContext, user: User, topic: str | None = N
     pool = bank.pool(user.field, user.level, topic)
     if not pool and topic:
         pool = bank.pool(user.field, None, topic)  # a topic may not cover every level
+    if topic is None:  # a job-ad plan (/jd) weights its topics
+        pool = plan_pool(pool, await plan_topics(context.services.db, user_id=user.user_id,
+                                                 field=user.field), context.rng)
     seen = await seen_questions(context.services.db, user_id=user.user_id)
     return choose_next(pool, seen, context.rng)
 

@@ -12,6 +12,7 @@ from bot import ratelimit
 from bot.app import build_application
 from bot.emulator import FakeTelegram
 from bot.settings import Settings
+from questions.loader import Bank
 from tests.conftest import Clock, make_settings
 
 
@@ -20,8 +21,9 @@ class BotRunner:
 
     def __init__(self, fake: FakeTelegram, tmp_path: Path, clock: Clock | None = None,
                  rate_limiter: Callable[[], ratelimit.CoachRateLimiter] | None = None,
-                 **settings: object) -> None:
+                 bank: Bank | None = None, **settings: object) -> None:
         self.fake = fake
+        self.bank = bank  # a loaded bank to share between tests (else the settings' folder)
         self.clock = clock or Clock()
         # A factory: each start needs a fresh limiter. Tests of Telegram's limits pass the real one.
         self.rate_limiter = rate_limiter or (
@@ -39,7 +41,7 @@ class BotRunner:
 
     async def start(self) -> Application:
         app = build_application(
-            self.settings, clock=self.clock, rng=self.rng,
+            self.settings, bank=self.bank, clock=self.clock, rng=self.rng,
             # Tests check the fake's limits separately; here the limiter must never slow them.
             rate_limiter=self.rate_limiter(),
             polling_timeout=1)
