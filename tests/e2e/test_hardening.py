@@ -147,3 +147,21 @@ async def test_a_group_upgraded_to_a_supergroup_keeps_its_rows(fake, bot):
         return row[0] == new
 
     await fake.wait_until(moved)
+
+
+async def test_in_a_group_nobody_answers_someone_elses_quiz(fake, bot):
+    from tests.e2e.conftest import tap
+    from tests.e2e.test_practice import onboard
+
+    ada, bob = fake.user(3601, "Ada"), fake.user(3602, "Bob")
+    await onboard(fake, ada)
+    group = -1003600
+    fake.group(group, "Study", members={ada: "creator", bob: "member"})
+    [question] = await say(fake, ada, "/quiz", chat_id=group)
+    data = fake.buttons(question)[0][0][1]
+    answer, _ = await tap(fake, bob, question, data, chat_id=group)
+    assert "belongs to someone else" in answer["text"]
+    rows = await bot.services.db.fetchall("SELECT user_id FROM answers")
+    assert rows == []
+    answer, _ = await tap(fake, ada, question, data, chat_id=group, expect=1)
+    assert answer["text"][0] in "✅❌"
