@@ -44,7 +44,7 @@ async def test_a_whole_session_with_the_real_process(fake, tmp_path):
         await say(fake, ada, "/field <b>nosuch-field-9931</b>")
     finally:
         process.send_signal(signal.SIGTERM)
-        output, _ = await asyncio.wait_for(process.communicate(), timeout=15)
+        output, _ = await asyncio.wait_for(process.communicate(), timeout=10)
     log = output.decode()
     assert process.returncode == 0, log[-2000:]
     # Even at DEBUG, neither the token nor what the user typed reaches the log.
@@ -127,6 +127,6 @@ async def test_webhook_mode_end_to_end(fake, tmp_path):
         assert len(fake.bot_messages(ada.id)) == before
     finally:
         process.send_signal(signal.SIGTERM)
-        output, _ = await asyncio.wait_for(process.communicate(), timeout=15)
+        output, _ = await asyncio.wait_for(process.communicate(), timeout=10)
     assert process.returncode == 0, output.decode()[-2000:]
     assert "s3cret-value" not in output.decode()

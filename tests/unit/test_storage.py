@@ -86,3 +86,20 @@ async def test_online_backup_of_a_live_database(tmp_path):
     with sqlite3.connect(dest) as copy:
         assert copy.execute("SELECT first_name FROM users").fetchone() == ("Ada",)
     assert stat.S_IMODE(os.stat(dest).st_mode) == 0o600
+
+
+async def test_an_older_schema_is_migrated_with_its_data(tmp_path):
+    import sqlite3
+
+    from storage.db import migrations
+
+    path = tmp_path / "old.sqlite3"
+    first = migrations()[0]
+    with sqlite3.connect(path) as conn:
+        conn.executescript(first[2])
+        conn.execute(f"PRAGMA user_version = {first[0]}")
+        conn.execute("INSERT INTO users (user_id, first_name, created_at) VALUES (1, 'Ada', 0)")
+    db = await Database.open(path)
+    assert await db.version() == latest_version()
+    assert (await users.get_user(db, user_id=1)).first_name == "Ada"
+    await db.close()
