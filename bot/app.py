@@ -17,14 +17,16 @@ from bot.errors import error_handler
 from bot.services import Services, utc_now
 from bot.settings import Settings
 from bot.texts import Texts
-from handlers import flood, onboarding, practice, reminders, stats
+from handlers import bank_admin, flood, onboarding, practice, reminders, stats
 from handlers import help as help_feature
 from questions.loader import Bank, load_bank
 from storage.db import Database
 
 # Feature modules, in the order their handlers are tried. Each has `COMMANDS` (menu order)
-# and `register(app)`; some also have `on_startup(app)` / `on_shutdown(app)`.
-FEATURES: list[ModuleType] = [flood, onboarding, practice, stats, reminders, help_feature]
+# and `register(app)`; some also have `on_startup(app)` / `on_shutdown(app)`, and
+# `ADMIN_COMMANDS`, listed in /help for ADMIN_IDS only (the command menu is the same for all).
+FEATURES: list[ModuleType] = [flood, onboarding, practice, stats, reminders, bank_admin,
+                              help_feature]
 
 
 def build_application(settings: Settings, *, bank: Bank | None = None,
@@ -70,6 +72,8 @@ def build_application(settings: Settings, *, bank: Bank | None = None,
         .build()
     )
     app.bot_data["commands"] = [name for feature in FEATURES for name in feature.COMMANDS]
+    app.bot_data["admin_commands"] = [name for feature in FEATURES
+                                      for name in getattr(feature, "ADMIN_COMMANDS", ())]
     for feature in FEATURES:
         feature.register(app)
     help_feature.register_fallbacks(app)

@@ -26,6 +26,10 @@ class PayloadError(ValueError):
     """The payload does not have the shape of a catalog page (the message says where)."""
 
 
+class TooManyReads(PayloadError):
+    """The payload points at the same entries over and over: stop reading it altogether."""
+
+
 @dataclass
 class Sample:
     where: str
@@ -75,7 +79,7 @@ class Payload:
             seen.add(index)
             self.budget -= 1
             if self.budget < 0:
-                raise PayloadError("the payload refers to the same entries too many times")
+                raise TooManyReads("the payload refers to the same entries too many times")
             value = self.table[index]
             if isinstance(value, list) and value and isinstance(value[0], str):
                 if value[0] in WRAPPERS and len(value) == 2:
@@ -164,6 +168,8 @@ def read_catalog(text: str) -> tuple[list[CatalogTopic], list[str]]:
             seen_entries.add(data[key])
         try:
             topics.append(_read_topic(payload, key, data[key], field_names, problems))
+        except TooManyReads:
+            raise
         except PayloadError as exc:
             problems.append(f"{key}: {exc}")
     return topics, problems
@@ -182,6 +188,8 @@ def _field_names(payload: Payload, data: dict[str, Any]) -> dict[str, dict[str, 
             names[key] = {lang: name for lang in ("en", "tr")
                           if (name := payload.text(entry.get(f"name_{lang}", UNDEFINED), "name",
                                                    optional=True))}
+    except TooManyReads:
+        raise
     except PayloadError:
         return {}  # names are a nicety; a broken config must not block the questions
     return names
@@ -212,6 +220,8 @@ def _read_topic(payload: Payload, key: str, index: Any, field_names: dict[str, d
         where = f"{key}: sample {number}"
         try:
             topic.samples.append(_read_sample(payload, sample_index, where))
+        except TooManyReads:
+            raise
         except PayloadError as exc:
             problems.append(f"{where}: {exc}")
     return topic
@@ -222,6 +232,8 @@ def _read_sample(payload: Payload, index: Any, where: str) -> Sample:
     qid = (payload.text(sample.get("id", UNDEFINED), "id") or "").strip().lower()
     try:
         return _sample_fields(payload, sample, f"{where} (id {qid[:60]})", qid)
+    except TooManyReads:
+        raise
     except PayloadError as exc:
         raise PayloadError(f"(id {qid[:60]}) {exc}") from None
 

@@ -578,7 +578,8 @@ def _apply_details(state: _PackState, details: dict[tuple[str, str], Detail]) ->
         if kind == "field_name":
             continue  # a field's name is shared by its packs: only new packs take it
         if kind == "specialization":
-            if (detail.authoritative or not state.exists) and meta.get(kind) != detail.value:
+            current = meta.get(kind, Pack.model_fields["specialization"].default)
+            if (detail.authoritative or not state.exists) and current != detail.value:
                 meta[kind] = detail.value
                 changed = True
             continue
