@@ -155,9 +155,15 @@ async def receive_upload(update: Update, context: CoachContext) -> None:
                                     limit=MAX_UPLOAD_BYTES // (1024 * 1024)))
         return
     async with services.bank_lock:
-        result = await asyncio.to_thread(importer.import_bytes, name, data,
-                                         services.settings.questions_dir, options,
-                                         dry_run=dry_run)
+        try:
+            result = await asyncio.to_thread(importer.import_bytes, name, data,
+                                             services.settings.questions_dir, options,
+                                             dry_run=dry_run)
+        except OSError as exc:  # the folder is read-only, the disk is full...
+            log.error("import of an upload failed to write: %s", exc)
+            await reply(update, texts.t(lang, "import-write-failed", name=name,
+                                        error=exc.strerror or type(exc).__name__))
+            return
         bank, problems = (services.bank, [])
         if result.ok and result.files and not dry_run:
             bank, problems = await _reload(services)

@@ -40,6 +40,8 @@ MAX_BYTES = {"csv": 40 * MB, "catalog": 5 * MB, "yaml": MAX_PACK_BYTES}
 MAX_FILE_BYTES = max(MAX_BYTES.values())
 # Past this many problems the rest of a broken file adds nothing but time.
 MAX_PROBLEMS = 500
+# More new topics than this in one import is a wrong column, not a real bank.
+MAX_NEW_PACKS = 1_000
 LEVEL_OF_DIFFICULTY = {1: "junior", 2: "mid", 3: "senior"}
 _KEY = re.compile(KEY_PATTERN)
 _SPACES = re.compile(r"\s+")
@@ -455,6 +457,10 @@ def plan_import(sources: list[Source], into: Path) -> ImportResult:
         if len(result.problems) >= MAX_PROBLEMS:
             result.problems.append(f"stopped after {MAX_PROBLEMS} problems")
             break
+    new_packs = sum(1 for state in packs.values() if not state.exists)
+    if new_packs > MAX_NEW_PACKS:
+        result.problems.append(f"{new_packs:,} new topics in one import (at most "
+                               f"{MAX_NEW_PACKS:,}): is the topic column right?")
     if result.problems:
         return result
     for key, state in packs.items():

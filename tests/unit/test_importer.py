@@ -381,3 +381,10 @@ def test_30000_rows_import_in_under_10_seconds(tmp_path):
     result = import_paths([source], tmp_path / "bank")
     assert result.ok and result.count("added") == 15_000
     assert time.perf_counter() - started < 10
+
+
+def test_too_many_new_topics(tmp_path, monkeypatch):
+    monkeypatch.setattr(importer, "MAX_NEW_PACKS", 3)
+    rows = [row(f"be-{n}", topic=f"t{n}") for n in range(4)]
+    result = run(tmp_path, rows)
+    assert result.problems == ["4 new topics in one import (at most 3): is the topic column right?"]
