@@ -29,7 +29,15 @@ from questions.loader import (
     parse_yaml,
     read_pack,
 )
-from questions.model import KEY_PATTERN, LANGUAGES, LEVELS, OPTION_KEYS, Pack, Question
+from questions.model import (
+    KEY_PATTERN,
+    LANGUAGES,
+    LEVELS,
+    OPTION_KEYS,
+    Pack,
+    Question,
+    QuestionText,
+)
 from questions.packfile import pack_yaml, write_files_atomically
 
 MB = 1024 * 1024
@@ -375,6 +383,7 @@ class _PackState:
     report: TopicReport
     positions: dict[str, int] = field(default_factory=dict)
     pack: Pack | None = None  # as read, while nothing in it changes
+    models: dict[str, Question] = field(default_factory=dict)  # added and updated questions
 
 
 def _read_bank(into: Path, problems: list[str]) -> dict[tuple[str, str], _PackState]:
@@ -540,13 +549,19 @@ def _merge(qid: str, group: list[Entry], packs: dict[tuple[str, str], _PackState
     if old is not None and _stripped(old) == _stripped(merged):
         report.unchanged.append(qid)  # both sides are valid already: nothing to check
         return
-    try:
-        question = Question.model_validate({**merged, "field": key[0], "topic": key[1]})
-    except ValidationError as exc:
-        problems.extend(f"{where}: id {qid}: {describe(err)}" for err in exc.errors())
+    texts = {lang: merged[lang] for lang in LANGUAGES if lang in merged}
+    if len({tuple(text["options"]) for text in texts.values()}) > 1:
+        keys = " / ".join(f"{lang}: {', '.join(t['options'])}" for lang, t in texts.items())
+        problems.append(f"{where}: id {qid}: options differ between en and tr ({keys})")
         return
+    # Each text was validated when it was read (its row, or the pack it is kept from) and the
+    # answer key is the same for all: the merged question needs no second validation.
+    question = Question.model_construct(
+        **{k: merged[k] for k in ("id", "seniority", "difficulty", "correct")},
+        **{lang: QuestionText.model_construct(**text) for lang, text in texts.items()},
+        field=key[0], topic=key[1])
     problems.extend(f"{where}: id {qid}: {p}" for p in fits_one_message(question))
-    merged = _question_dict(question)
+    state.models[qid] = question
     if old is None:
         state.positions[qid] = len(state.questions)
         state.questions.append(merged)
@@ -601,12 +616,13 @@ def _apply_details(state: _PackState, details: dict[tuple[str, str], Detail]) ->
 def _render(packs: dict[tuple[str, str], _PackState], result: ImportResult) -> None:
     """YAML for every changed pack, checked with the loader's own rules before anything is written."""
     named: list[tuple[str, Pack]] = []
-    for key, state in packs.items():
+    for state in packs.values():
         report = state.report
         if report.changed or state.pack is None:
+            kept = {q.id: q for q in state.pack.questions} if state.pack else {}
             try:
                 state.pack = Pack.model_validate({**state.meta, "questions": [
-                    {**q, "field": key[0], "topic": key[1]} for q in state.questions]})
+                    state.models.get(q["id"]) or kept[q["id"]] for q in state.questions]})
             except ValidationError as exc:
                 result.problems.extend(f"{report.path}: {describe(err)}" for err in exc.errors())
                 continue

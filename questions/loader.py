@@ -10,14 +10,10 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from questions import yamlfast
 from questions.markup import plain_length
 from questions.model import LANGUAGES, Keywords, Localized, Pack, Question, humanize
 from questions.render import MESSAGE_LIMIT, RESERVED, explanation_html, question_html
-
-try:  # libyaml's loader is ~10x faster, which matters for large imported banks
-    from yaml import CSafeLoader as SafeLoader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader  # type: ignore[assignment]
 
 MAX_PACK_BYTES = 5 * 1024 * 1024
 
@@ -123,7 +119,7 @@ def read_pack(path: Path, root: Path, problems: list[str]) -> Pack | None:
 def parse_yaml(name: str, text: str, problems: list[str]) -> object | None:
     """YAML text as plain data; None (and a problem) when it does not parse."""
     try:
-        raw = yaml.load(text, Loader=SafeLoader)
+        raw = yamlfast.load(text)
     except yaml.YAMLError as exc:
         problems.append(f"{name}: not valid YAML ({str(exc).splitlines()[0]})")
         return None
