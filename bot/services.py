@@ -53,6 +53,10 @@ class Services:
     def now(self) -> datetime:
         return self.clock()
 
+    def is_admin(self, user_id: int | None) -> bool:
+        """One of ADMIN_IDS (admin commands, question uploads)."""
+        return user_id is not None and user_id in self.settings.admin_ids
+
     def on_bank_change(self, listener: Callable[[Bank], None]) -> None:
         """Call `listener(new_bank)` after every bank swap."""
         self.bank_listeners.append(listener)

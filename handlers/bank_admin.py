@@ -30,10 +30,6 @@ SHOWN_PROBLEMS = 12
 SHOWN_TOPICS = 20
 
 
-def is_admin(services: Services, user_id: int | None) -> bool:
-    return user_id is not None and user_id in services.settings.admin_ids
-
-
 class AdminUpload(filters.MessageFilter):
     """A question file from an admin; anything else is left to other handlers."""
 
@@ -46,7 +42,7 @@ class AdminUpload(filters.MessageFilter):
         document = message.document
         return bool(
             services and document and message.from_user
-            and is_admin(services, message.from_user.id)
+            and services.is_admin(message.from_user.id)
             and PurePath((document.file_name or "").lower()).suffix in EXTENSIONS)
 
 
@@ -103,7 +99,7 @@ async def reload(update: Update, context: CoachContext) -> None:
     """/reload (admins): re-read the question folder; an invalid bank is refused."""
     user, lang = await current_user(update, context)
     services, texts = context.services, context.services.texts
-    if not is_admin(services, user.user_id):
+    if not services.is_admin(user.user_id):
         await reply(update, texts.t(lang, "unknown-command"))
         return
     async with services.bank_lock:

@@ -35,7 +35,7 @@ async def help_command(update: Update, context: CoachContext) -> None:
     texts = services.texts
     text = texts.t(lang, "help", commands=command_lines(texts, lang, context.bot_data["commands"]))
     admin_commands = context.bot_data.get("admin_commands") or []
-    if admin_commands and user.user_id in services.settings.admin_ids:
+    if admin_commands and services.is_admin(user.user_id):
         text += "\n\n" + texts.t(lang, "help-admin",
                                  commands=command_lines(texts, lang, admin_commands))
     await reply(update, text)

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from questions import csvformat, importer
-from questions.importer import Options, derive_id, import_bytes, import_paths
+from questions import csvformat, importer, sources
+from questions.importer import Options, import_bytes, import_paths
 from questions.loader import check_bank
+from questions.sources import derive_id
 from tests.conftest import TEST_BANK
 
 HEADER = ["id", "field", "topic", "topic_name", "seniority", "difficulty", "locale", "body",
@@ -287,7 +288,7 @@ def test_a_50_mb_csv_is_refused_at_once_in_bounded_memory(tmp_path):
 
 
 def test_an_over_limit_stream_is_cut_off_while_reading(tmp_path, monkeypatch):
-    monkeypatch.setattr(importer, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(sources, "MAX_FILE_BYTES", 1000)
     result = import_paths([Path("/dev/zero")], tmp_path / "bank")
     assert result.problems == ["/dev/zero: over the 0 MB limit; split it"]
 
@@ -295,8 +296,8 @@ def test_an_over_limit_stream_is_cut_off_while_reading(tmp_path, monkeypatch):
 def test_too_many_problems_stop_the_reading(tmp_path):
     rows = [row(f"be-cache-{n:04d}", seniority="expert") for n in range(2000)]
     result = run(tmp_path, rows)
-    assert len(result.problems) == importer.MAX_PROBLEMS + 1
-    assert result.problems[-1] == f"questions.csv: stopped after {importer.MAX_PROBLEMS} problems"
+    assert len(result.problems) == sources.MAX_PROBLEMS + 1
+    assert result.problems[-1] == f"questions.csv: stopped after {sources.MAX_PROBLEMS} problems"
 
 
 def test_an_id_already_used_by_another_topic_is_refused(tmp_path):
@@ -364,12 +365,12 @@ def test_a_failed_write_leaves_every_file_as_it_was(tmp_path, monkeypatch):
 
 
 def test_detect_format():
-    assert importer.detect_format("id;field;body;correct\n") == "csv"
-    assert importer.detect_format('"body","correct"\n') == "csv"
-    assert importer.detect_format("  [0, 1]") == "catalog"
-    assert importer.detect_format("<!doctype html>") == "catalog"
-    assert importer.detect_format("field: backend\n") == "yaml"
-    assert importer.detect_format('{"field": "x"}') == "yaml"
+    assert sources.detect_format("id;field;body;correct\n") == "csv"
+    assert sources.detect_format('"body","correct"\n') == "csv"
+    assert sources.detect_format("  [0, 1]") == "catalog"
+    assert sources.detect_format("<!doctype html>") == "catalog"
+    assert sources.detect_format("field: backend\n") == "yaml"
+    assert sources.detect_format('{"field": "x"}') == "yaml"
 
 
 def test_2000_rows_import(tmp_path):
