@@ -13,8 +13,8 @@ from bot.emulator import FakeTelegram
 from tests.conftest import TEST_BANK
 from tests.e2e.conftest import button, say, tap
 from tests.e2e.harness import BotRunner
+from tests.question_files import csv_bytes, row, snapshot
 from tests.shared_files import catalog_sample
-from tests.unit.test_importer import csv_bytes, row, snapshot
 
 ADMIN = 501
 

@@ -13,8 +13,8 @@ from questions.catalog import PayloadError, read_catalog
 from questions.cli import BUNDLED
 from questions.importer import Options, import_bytes, import_paths
 from questions.loader import check_bank
+from tests.question_files import snapshot
 from tests.shared_files import catalog_sample
-from tests.unit.test_importer import snapshot
 
 SAMPLE_KEYS = ["c", "b", "a", "d", "d", "c"]
 SAMPLE_LEVELS = ["senior", "junior", "mid", "senior", "mid", "mid"]

@@ -13,7 +13,7 @@ from questions.importer import import_bytes
 from questions.loader import check_bank
 from questions.packfile import pack_yaml, text_value
 from tests.conftest import TEST_BANK
-from tests.unit.test_importer import csv_bytes, dump, row, snapshot
+from tests.question_files import csv_bytes, dump, row, snapshot
 
 
 def test_bundled_bank_round_trips_through_csv(tmp_path):

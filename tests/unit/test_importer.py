@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import time
 from pathlib import Path
@@ -15,37 +13,7 @@ from questions.importer import Options, import_bytes, import_paths
 from questions.loader import check_bank
 from questions.sources import derive_id
 from tests.conftest import TEST_BANK
-
-HEADER = ["id", "field", "topic", "topic_name", "seniority", "difficulty", "locale", "body",
-          "a", "b", "c", "d", "correct", "explanation"]
-
-
-def row(qid="be-cache-001", locale="en", **cells) -> dict[str, str]:
-    values = {"id": qid, "field": "backend", "topic": "caching", "topic_name": "Caching",
-              "seniority": "mid", "difficulty": "2", "locale": locale,
-              "body": f"[{locale}] Which header lets a CDN serve a stale copy?",
-              "a": "ETag", "b": "stale-while-revalidate", "c": "Vary", "d": "Expires",
-              "correct": "b", "explanation": f"[{locale}] It allows serving stale content."}
-    values.update(cells)
-    return values
-
-
-def csv_bytes(rows: list[dict[str, str]], header: list[str] = HEADER, *, delimiter=",",
-              lineterminator="\r\n", bom=False) -> bytes:
-    out = io.StringIO(newline="")
-    writer = csv.DictWriter(out, fieldnames=header, delimiter=delimiter,
-                            lineterminator=lineterminator, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
-    return (("\ufeff" if bom else "") + out.getvalue()).encode()
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file under `folder` with its content (temporary files included)."""
-    if not folder.exists():
-        return {}
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
+from tests.question_files import HEADER, csv_bytes, dump, row, snapshot
 
 
 def run(tmp_path: Path, rows, name="questions.csv", **kwargs):
@@ -170,14 +138,6 @@ def test_a_yaml_pack_merges_like_any_other_input(tmp_path):
     after, _ = check_bank(tmp_path / "bank")
     assert dump(after) == dump(before)
     assert import_paths([TEST_BANK], tmp_path / "bank").files == {}
-
-
-def dump(bank) -> dict:
-    return {
-        "questions": {qid: q.model_dump() for qid, q in bank.questions.items()},
-        "fields": {k: (f.name, {t: (v.name, v.specialization, v.keywords, v.question_ids)
-                                for t, v in f.topics.items()}) for k, f in bank.fields.items()},
-    }
 
 
 # -- rejections: nothing is written, the error names the file, the row and the problem ------
