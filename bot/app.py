@@ -17,15 +17,27 @@ from bot.errors import error_handler
 from bot.services import Services, utc_now
 from bot.settings import Settings
 from bot.texts import Texts
-from handlers import flood, groups, jobmatch, onboarding, practice, privacy, reminders, stats
+from handlers import (
+    bank_admin,
+    flood,
+    groups,
+    jobmatch,
+    onboarding,
+    practice,
+    privacy,
+    reminders,
+    stats,
+)
 from handlers import help as help_feature
 from questions.loader import Bank, load_bank
 from storage.db import Database
 
 # Feature modules, in the order their handlers are tried. Each has `COMMANDS` (menu order)
-# and `register(app)`; some also have `on_startup(app)` / `on_shutdown(app)`.
+# and `register(app)`; some also have `on_startup(app)` / `on_shutdown(app)`, and
+# `ADMIN_COMMANDS`, listed in /help for ADMIN_IDS only (the command menu is the same for all).
 FEATURES: list[ModuleType] = [
-    flood, groups, onboarding, practice, stats, reminders, jobmatch, privacy, help_feature]
+    flood, groups, onboarding, practice, stats, reminders, bank_admin, jobmatch, privacy,
+    help_feature]
 
 
 def build_application(settings: Settings, *, bank: Bank | None = None,
@@ -71,6 +83,8 @@ def build_application(settings: Settings, *, bank: Bank | None = None,
         .build()
     )
     app.bot_data["commands"] = [name for feature in FEATURES for name in feature.COMMANDS]
+    app.bot_data["admin_commands"] = [name for feature in FEATURES
+                                      for name in getattr(feature, "ADMIN_COMMANDS", ())]
     for feature in FEATURES:
         feature.register(app)
     help_feature.register_fallbacks(app)

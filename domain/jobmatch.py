@@ -20,8 +20,9 @@ from typing import NamedTuple
 
 import yaml
 
-from questions.loader import Bank, SafeLoader
+from questions.loader import Bank
 from questions.model import LEVELS
+from questions.yamlfast import SafeLoader
 
 VOCABULARY = Path(__file__).with_name("jobmatch_vocabulary.yaml")
 # Most ads that name no level hire at mid level; the user can change it with /level.

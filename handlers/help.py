@@ -6,6 +6,7 @@ from telegram import BotCommand, Update
 from telegram.ext import Application, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
 from bot.context import CoachContext, services_of
+from bot.texts import Texts
 from handlers.common import current_user, reply
 
 COMMANDS = ("help",)
@@ -22,13 +23,22 @@ async def set_command_menu(app: Application) -> None:
     await app.bot.set_my_commands(menu(app, "tr"), language_code="tr")
 
 
+def command_lines(texts: Texts, lang: str, names: list[str]) -> str:
+    """`/name — description` lines (plain text: the catalog escapes it as an argument)."""
+    return "\n".join(f"/{name} — {texts.t(lang, f'cmd-{name}')}" for name in names)
+
+
 async def help_command(update: Update, context: CoachContext) -> None:
-    """/help"""
-    _, lang = await current_user(update, context)
-    texts = context.services.texts
-    lines = "\n".join(f"/{name} — {texts.t(lang, f'cmd-{name}')}"
-                      for name in context.bot_data["commands"])
-    await reply(update, texts.t(lang, "help", commands=lines))
+    """/help (admins also see the admin commands, which stay out of everyone's menu)"""
+    user, lang = await current_user(update, context)
+    services = context.services
+    texts = services.texts
+    text = texts.t(lang, "help", commands=command_lines(texts, lang, context.bot_data["commands"]))
+    admin_commands = context.bot_data.get("admin_commands") or []
+    if admin_commands and services.is_admin(user.user_id):
+        text += "\n\n" + texts.t(lang, "help-admin",
+                                 commands=command_lines(texts, lang, admin_commands))
+    await reply(update, text)
 
 
 async def expired_button(update: Update, context: CoachContext) -> None:

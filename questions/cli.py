@@ -1,4 +1,4 @@
-"""`python -m questions`: validate a bank and show its counts (import and export live beside)."""
+"""`python -m questions`: validate a bank, show its counts, import questions into it, export it."""
 
 from __future__ import annotations
 
@@ -6,8 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from questions import importer
+from questions.exporter import export_csv
 from questions.loader import bank_stats, check_bank
 from questions.model import LEVELS
+from questions.packfile import write_files_atomically
 
 BUNDLED = Path(__file__).resolve().parent / "bank"
 
@@ -52,6 +55,38 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    options = importer.Options(field=args.field, level=args.level, format=args.format)
+    result = importer.import_paths([Path(f) for f in args.files], Path(args.into), options,
+                                   dry_run=args.dry_run)
+    if not result.ok:
+        for problem in result.problems:
+            print(problem)
+        print(f"\n{len(result.problems)} problem(s); nothing was written to {args.into}",
+              file=sys.stderr)
+        return 1
+    for line in importer.summary_lines(result, dry_run=args.dry_run):
+        print(line)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    bank, problems = check_bank(Path(args.dir))
+    if bank is None:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1
+    text = export_csv(bank)
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        # With a BOM, spreadsheets open the file as UTF-8 (Turkish letters intact); import skips it.
+        write_files_atomically({Path(args.out): "\ufeff" + text})
+        rows = sum(len(q.languages) for q in bank.questions.values())
+        print(f"exported {len(bank)} questions ({rows} rows) to {args.out}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m questions",
                                      description="Question bank tools")
@@ -63,6 +98,26 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("dir", nargs="?", default=str(BUNDLED))
     stats.add_argument("--topics", action="store_true", help="also list the topics")
     stats.set_defaults(func=cmd_stats)
+    imp = sub.add_parser(
+        "import", help="add or update questions from CSV, catalog pages or YAML packs",
+        description="Reads each FILE (format chosen from its content) and writes or updates one "
+                    "YAML pack per field and topic under DIR. Idempotent; nothing is written "
+                    "when any input is invalid.")
+    imp.add_argument("files", nargs="+", metavar="FILE", help="a .csv, a catalog page .json "
+                     "(or saved .html), a .yaml pack, or a folder of packs")
+    imp.add_argument("--into", required=True, metavar="DIR", help="the bank folder to update")
+    imp.add_argument("--field", metavar="KEY", type=str.lower,
+                     help="put every question in this field (overrides the files)")
+    imp.add_argument("--level", choices=LEVELS, help="give every question this level "
+                     "(catalog pages otherwise map difficulty 1/2/3 to junior/mid/senior)")
+    imp.add_argument("--format", choices=importer.FORMATS, help="skip the format detection")
+    imp.add_argument("--dry-run", action="store_true", help="report, write nothing")
+    imp.set_defaults(func=cmd_import)
+    exp = sub.add_parser("export", help="write the bank as CSV (the import format)")
+    exp.add_argument("dir", nargs="?", default=str(BUNDLED))
+    exp.add_argument("--format", choices=["csv"], default="csv")
+    exp.add_argument("--out", required=True, metavar="FILE", help="the CSV file, or - for stdout")
+    exp.set_defaults(func=cmd_export)
     return parser
 
 

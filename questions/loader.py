@@ -10,14 +10,10 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from questions import yamlfast
 from questions.markup import plain_length
 from questions.model import LANGUAGES, Keywords, Localized, Pack, Question, humanize
 from questions.render import MESSAGE_LIMIT, RESERVED, explanation_html, question_html
-
-try:  # libyaml's loader is ~10x faster, which matters for large imported banks
-    from yaml import CSafeLoader as SafeLoader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader  # type: ignore[assignment]
 
 MAX_PACK_BYTES = 5 * 1024 * 1024
 
@@ -105,19 +101,51 @@ class Bank:
         return rng.sample(list(self.questions.values()), min(count, len(self)))
 
 
-def _read_pack(path: Path, root: Path, problems: list[str]) -> Pack | None:
+def read_pack(path: Path, root: Path, problems: list[str]) -> Pack | None:
+    """One pack file, validated; None (and the problems) when it is unusable."""
     name = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
     try:
         if path.stat().st_size > MAX_PACK_BYTES:
             problems.append(f"{name}: file is larger than {MAX_PACK_BYTES // (1024 * 1024)} MB")
             return None
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=SafeLoader)
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         problems.append(f"{name}: not UTF-8 text")
         return None
+    raw = parse_yaml(name, text, problems)
+    return None if raw is None else parse_pack(name, raw, problems)
+
+
+def parse_yaml(name: str, text: str, problems: list[str]) -> object | None:
+    """YAML text as plain data; None (and a problem) when it does not parse."""
+    try:
+        raw = yamlfast.load(text)
     except yaml.YAMLError as exc:
         problems.append(f"{name}: not valid YAML ({str(exc).splitlines()[0]})")
         return None
+    if _has_shared_nodes(raw):
+        # Anchors and aliases let a small file expand into a huge one; packs never need them.
+        problems.append(f"{name}: YAML anchors and aliases (&, *) are not allowed in packs")
+        return None
+    return raw
+
+
+def _has_shared_nodes(raw: object) -> bool:
+    """True when a list or mapping appears twice (an alias); visits each container once."""
+    seen: set[int] = set()
+    stack = [raw]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict | list):
+            if id(item) in seen:
+                return True
+            seen.add(id(item))
+            stack.extend(item.values() if isinstance(item, dict) else item)
+    return False
+
+
+def parse_pack(name: str, raw: object, problems: list[str]) -> Pack | None:
+    """A pack from parsed YAML; each bad question is named, the good ones still load."""
     if not isinstance(raw, dict):
         problems.append(f"{name}: expected a mapping with field, topic and questions")
         return None
@@ -126,7 +154,7 @@ def _read_pack(path: Path, root: Path, problems: list[str]) -> Pack | None:
         problems.append(f"{name}: `questions` must be a list")
         return None
     # Validate question by question, so one bad entry names its id and the rest still load.
-    good: list[dict] = []
+    good: list[Question] = []
     for index, item in enumerate(questions, start=1):
         qid = item.get("id", f"#{index}") if isinstance(item, dict) else f"#{index}"
         if not isinstance(item, dict):
@@ -134,19 +162,18 @@ def _read_pack(path: Path, root: Path, problems: list[str]) -> Pack | None:
             continue
         item = {**item, "field": raw.get("field", ""), "topic": raw.get("topic", "")}
         try:
-            Question.model_validate(item)
+            # Validated once here; the Pack below takes the instances as they are.
+            good.append(Question.model_validate(item))
         except ValidationError as exc:
-            problems.extend(f"{name}: question {qid}: {_describe(err)}" for err in exc.errors())
-            continue
-        good.append(item)
+            problems.extend(f"{name}: question {qid}: {describe(err)}" for err in exc.errors())
     try:
         return Pack.model_validate({**raw, "questions": good})
     except ValidationError as exc:
-        problems.extend(f"{name}: {_describe(err)}" for err in exc.errors())
+        problems.extend(f"{name}: {describe(err)}" for err in exc.errors())
         return None
 
 
-def _describe(err: dict) -> str:
+def describe(err: dict) -> str:
     where = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__")
     message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
     return f"{where}: {message}" if where else message
@@ -172,15 +199,27 @@ def check_bank(root: Path) -> tuple[Bank | None, list[str]]:
     if not root.is_dir():
         return None, [f"{root}: not a folder"]
     paths = sorted(p for p in root.rglob("*") if p.suffix in {".yaml", ".yml"} and p.is_file())
-    packs: list[Pack] = []
+    named: list[tuple[str, Pack]] = []
+    for path in paths:
+        pack = read_pack(path, root, problems)
+        if pack is not None:
+            named.append((str(path.relative_to(root)), pack))
+    problems.extend(check_packs(named))
+    if not paths:
+        problems.append(f"{root}: no question packs (*.yaml) found")
+    if problems:
+        return None, problems
+    return Bank([pack for _, pack in named]), []
+
+
+def check_packs(named: list[tuple[str, Pack]], *, fits: bool = True) -> list[str]:
+    """Problems between packs: a topic twice, duplicate ids, short-key collisions, and (with
+    `fits`) questions that would not fit one Telegram message."""
+    problems: list[str] = []
     where: dict[str, str] = {}
     keys: dict[str, str] = {}
     topics: dict[tuple[str, str], str] = {}
-    for path in paths:
-        pack = _read_pack(path, root, problems)
-        if pack is None:
-            continue
-        name = str(path.relative_to(root))
+    for name, pack in named:
         if (pack.field, pack.topic) in topics:
             problems.append(f"{name}: topic {pack.field}/{pack.topic} is also in "
                             f"{topics[(pack.field, pack.topic)]}")
@@ -195,14 +234,10 @@ def check_bank(root: Path) -> tuple[Bank | None, list[str]]:
             if other is not None:
                 problems.append(f"{name}: question {question.id}: short key collides with {other}")
             keys[question.key] = question.id
-            problems.extend(f"{name}: question {question.id}: {p}"
-                            for p in fits_one_message(question))
-        packs.append(pack)
-    if not paths:
-        problems.append(f"{root}: no question packs (*.yaml) found")
-    if problems:
-        return None, problems
-    return Bank(packs), []
+            if fits:
+                problems.extend(f"{name}: question {question.id}: {p}"
+                                for p in fits_one_message(question))
+    return problems
 
 
 def load_bank(root: Path) -> Bank:

@@ -1,0 +1,1 @@
+"""Benchmarks that back the figures in the README (`python -m bench.<name>`)."""
