@@ -21,12 +21,15 @@ from handlers import (
     bank_admin,
     flood,
     groups,
+    interview,
     jobmatch,
     onboarding,
     practice,
     privacy,
     reminders,
+    review,
     stats,
+    topics,
 )
 from handlers import help as help_feature
 from questions.loader import Bank, load_bank
@@ -36,8 +39,8 @@ from storage.db import Database
 # and `register(app)`; some also have `on_startup(app)` / `on_shutdown(app)`, and
 # `ADMIN_COMMANDS`, listed in /help for ADMIN_IDS only (the command menu is the same for all).
 FEATURES: list[ModuleType] = [
-    flood, groups, onboarding, practice, stats, reminders, bank_admin, jobmatch, privacy,
-    help_feature]
+    flood, groups, onboarding, practice, interview, review, topics, stats, reminders,
+    bank_admin, jobmatch, privacy, help_feature]
 
 
 def build_application(settings: Settings, *, bank: Bank | None = None,

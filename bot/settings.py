@@ -29,6 +29,8 @@ class Settings(BaseSettings):
     round_min_seconds: int = Field(default=10, ge=1)
     # How often the reminder job looks for due reminders (tests make it short).
     reminder_tick_seconds: float = Field(default=20.0, gt=0, le=60)
+    # Mock interviews: questions per interview (tests use a few, with a small bank).
+    interview_questions: int = Field(default=20, ge=1, le=50)
     # Webhook mode (polling when WEBHOOK_URL is empty).
     webhook_url: str | None = None
     webhook_listen: str = "127.0.0.1"

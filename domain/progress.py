@@ -24,3 +24,16 @@ def weakest(totals: Iterable[T], *, known: Callable[[T], bool] = lambda t: True,
     rows = [t for t in totals if t.answered >= min_answered and t.correct < t.answered and known(t)]
     rows.sort(key=lambda t: (t.correct / t.answered, -t.answered))
     return rows[:limit]
+
+
+def bar(part: int, whole: int, width: int = 5) -> str:
+    """A small text bar for a share, e.g. `▰▰▰▱▱` for 62%."""
+    filled = round(width * part / whole) if whole else 0
+    return "▰" * filled + "▱" * (width - filled)
+
+
+def weakest_first(totals: Iterable[T]) -> list[T]:
+    """Every topic, lowest accuracy first (more answers break ties); unanswered topics last."""
+    return sorted(totals, key=lambda t: (t.answered == 0,
+                                         t.correct / t.answered if t.answered else 0.0,
+                                         -t.answered))

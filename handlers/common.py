@@ -6,8 +6,15 @@ import json
 import logging
 from collections import OrderedDict
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
-from telegram.error import BadRequest, Forbidden
+from telegram import (
+    CallbackQuery,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    MaybeInaccessibleMessage,
+    Message,
+    Update,
+)
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.context import CoachContext
 from storage.users import User, ensure_user
@@ -80,3 +87,31 @@ async def edit_or_ignore(message: Message | None, text: str,
         return False
     except Forbidden:
         return False
+
+
+def first_tap(context: CoachContext, query: CallbackQuery) -> bool:
+    """False for a repeat tap on the same button of the same message (a double tap acts once).
+
+    Remembered in memory only: after a restart a repeat acts again, which buttons built on
+    this tolerate (they send one more message, never store anything twice).
+    """
+    if query.message is None:
+        return True
+    key = (query.message.chat_id, query.message.message_id, query.data)
+    handled = context.bot_data.setdefault("handled_buttons", set())
+    if key in handled:
+        return False
+    if len(handled) >= 10_000:
+        handled.clear()
+    handled.add(key)
+    return True
+
+
+async def remove_buttons(message: MaybeInaccessibleMessage | None) -> None:
+    """Take the keyboard off a message the user moved on from (quietly, if it is gone)."""
+    if not isinstance(message, Message) or message.reply_markup is None:
+        return
+    try:
+        await message.edit_reply_markup(None)
+    except TelegramError as exc:  # a stale message must not stop what comes next
+        log.info("could not remove buttons: %s", exc)

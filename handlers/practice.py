@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 
 from telegram import Message, Update
@@ -11,13 +12,22 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
 from bot import callbacks
 from bot.context import CoachContext
-from domain import streaks
-from domain.grading import grade
-from handlers.common import current_user, edit_or_ignore, keyboard, reply
+from bot.services import Services
+from domain import progress, review, streaks
+from domain.grading import Grade, grade
+from handlers.common import (
+    current_user,
+    edit_or_ignore,
+    first_tap,
+    keyboard,
+    remove_buttons,
+    reply,
+)
 from questions import render
 from questions.model import Question
 from questions.selection import choose_next, plan_pool
-from storage.answers import NewAnswer, record_answer, seen_questions
+from storage import review as review_store
+from storage.answers import NewAnswer, Recorded, record_answer, seen_questions
 from storage.jobmatch import plan_topics
 from storage.users import User
 
@@ -41,17 +51,32 @@ def answer_keyboard(question: Question, owner: int | None, on_topic: bool = Fals
                       for key in question.option_keys]])
 
 
-async def pick_question(context: CoachContext, user: User, topic: str | None = None) -> Question | None:
-    """The next question for this user from their field and level (and topic, if given)."""
-    bank = context.services.bank
+async def pick_question(services: Services, user: User, topic: str | None = None) -> Question | None:
+    """The next question for this user: now and then a due review, else from their field and
+    level (and topic, if given)."""
+    bank = services.bank
+    if topic is None and review.mix_in_review(services.rng):
+        due = await next_due_question(services, user.user_id)
+        if due is not None:
+            return due
     pool = bank.pool(user.field, user.level, topic)
     if not pool and topic:
         pool = bank.pool(user.field, None, topic)  # a topic may not cover every level
     if topic is None:  # a job-ad plan (/jd) weights its topics
-        pool = plan_pool(pool, await plan_topics(context.services.db, user_id=user.user_id,
-                                                 field=user.field), context.rng)
-    seen = await seen_questions(context.services.db, user_id=user.user_id)
-    return choose_next(pool, seen, context.rng)
+        pool = plan_pool(pool, await plan_topics(services.db, user_id=user.user_id,
+                                                 field=user.field), services.rng)
+    seen = await seen_questions(services.db, user_id=user.user_id)
+    return choose_next(pool, seen, services.rng)
+
+
+async def next_due_question(services: Services, user_id: int) -> Question | None:
+    """The most overdue review card whose question is still in the bank."""
+    due = await review_store.due_cards(services.db, user_id=user_id, now=services.now())
+    gone = [d.question_id for d in due if d.question_id not in services.bank.questions]
+    if gone:
+        await review_store.forget_cards(services.db, user_id=user_id, question_ids=gone)
+    return next((services.bank.questions[d.question_id] for d in due
+                 if d.question_id in services.bank.questions), None)
 
 
 async def send_question(update: Update, context: CoachContext, question: Question, lang: str,
@@ -70,7 +95,7 @@ async def ask(update: Update, context: CoachContext, user: User, lang: str,
     if not user.field or user.field not in bank.fields or not user.level:
         await reply(update, texts.t(lang, "need-setup"))
         return
-    question = await pick_question(context, user, topic)
+    question = await pick_question(context.services, user, topic)
     if question is None:
         await reply(update, texts.t(lang, "no-questions", field=bank.field_name(user.field, lang),
                                     level=texts.t(lang, f"level-{user.level}")))
@@ -98,39 +123,43 @@ async def next_question(update: Update, context: CoachContext) -> None:
     await query.answer()
     data = callbacks.decode(query.data)
     user, lang = await current_user(update, context)
-    seen_key = ("next", query.message.chat_id, query.message.message_id) if query.message else None
-    handled = context.bot_data.setdefault("handled_buttons", set())
-    if seen_key in handled:
+    if not first_tap(context, query):
         return  # a double tap on the same Next button asks once
-    if seen_key:
-        handled.add(seen_key)
-        if len(handled) > 10_000:
-            handled.clear()
-    if query.message and query.message.reply_markup:
-        try:
-            await query.message.edit_reply_markup(None)
-        except Exception as exc:  # noqa: BLE001 - a stale message must not stop the next question
-            log.info("could not remove Next button: %s", exc)
+    await remove_buttons(query.message)
     topic = (data.arg(0) or None) if data else None
     await ask(update, context, user, lang, topic)
 
 
-async def receive_answer(update: Update, context: CoachContext) -> None:
-    """A tap on A/B/C/D: store it, tell the result, mark the question, explain."""
+@dataclass(frozen=True)
+class Graded:
+    """A tap that was stored: what was asked, what was chosen, what storing it changed."""
+
+    user: User
+    lang: str
+    question: Question
+    choice: Grade
+    recorded: Recorded
+
+
+async def grade_tap(update: Update, context: CoachContext, *, question_key: str, option: str,
+                    owner: str, source: str) -> Graded | None:
+    """Store a tap on A/B/C/D, answer it with the result, mark the question message.
+
+    None (the tap answered with a short notice) when nothing was stored: an unknown or stale
+    button, someone else's question, or a repeat of a stored tap.
+    """
     query = update.callback_query
     services = context.services
     texts = services.texts
-    data = callbacks.decode(query.data)
     user, lang = await current_user(update, context)
-    question = services.bank.by_key.get(data.arg(0)) if data else None
-    choice = grade(question, data.arg(1)) if question and data else None
+    question = services.bank.by_key.get(question_key)
+    choice = grade(question, option) if question else None
     if choice is None or query.message is None:
         await query.answer(texts.t(lang, "toast-expired"))
-        return
-    owner = data.arg(2)
+        return None
     if owner and owner != str(user.user_id):
         await query.answer(texts.t(lang, "toast-not-yours"))
-        return
+        return None
     now = services.now()
     tz = streaks.zone(user.timezone, user.language)
     sent_at = query.message.date
@@ -139,11 +168,12 @@ async def receive_answer(update: Update, context: CoachContext) -> None:
         user_id=user.user_id, question_id=question.id, field=question.field, topic=question.topic,
         level=question.seniority, chosen=choice.chosen, is_correct=choice.is_correct,
         answered_at=int(now.timestamp()), chat_id=query.message.chat_id,
-        message_id=query.message.message_id, elapsed_ms=max(elapsed, 0) if elapsed else None,
+        message_id=query.message.message_id, source=source,
+        elapsed_ms=max(elapsed, 0) if elapsed is not None else None,
     ), today=streaks.local_day(now, tz))
     if not recorded.inserted:
         await query.answer(texts.t(lang, "toast-already-answered"))
-        return
+        return None
     right = render.option_label(question.correct)
     chosen = render.option_label(choice.chosen)
     await query.answer(texts.t(lang, "toast-correct") if choice.is_correct
@@ -153,14 +183,50 @@ async def receive_answer(update: Update, context: CoachContext) -> None:
     await edit_or_ignore(query.message, render.graded_html(
         question, lang, header=question_header(context, question, lang), chosen=choice.chosen,
         result_line=result_line))
-    heading = (texts.t(lang, "explanation-right") if choice.is_correct
+    return Graded(user, lang, question, choice, recorded)
+
+
+def explanation_text(context: CoachContext, graded: Graded) -> str:
+    """Right or wrong, why, and a streak milestone if this answer reached one."""
+    texts, lang, question = context.services.texts, graded.lang, graded.question
+    right = render.option_label(question.correct)
+    heading = (texts.t(lang, "explanation-right") if graded.choice.is_correct
                else texts.t(lang, "explanation-wrong", right=right))
     body = f"{heading}\n\n{render.explanation_html(question, lang)}"
-    if recorded.milestone:
-        body += "\n\n" + texts.t(lang, "streak-milestone", days=recorded.milestone)
-    next_data = (callbacks.encode(callbacks.NEXT, question.topic) if data.arg(3) == "t"
+    if graded.recorded.milestone:
+        body += "\n\n" + texts.t(lang, "streak-milestone", days=graded.recorded.milestone)
+    return body
+
+
+async def suggest_level(update: Update, context: CoachContext, graded: Graded) -> None:
+    """Once per level: after enough good answers, offer the next level (a tap switches)."""
+    level_up = graded.recorded.level_up
+    if level_up is None:
+        return
+    texts, lang = context.services.texts, graded.lang
+    await reply(update, texts.t(
+        lang, "level-up-suggestion", answered=level_up.answered,
+        level=texts.t(lang, f"level-{level_up.level}"),
+        accuracy=progress.percent(level_up.correct, level_up.answered),
+        next=texts.t(lang, f"level-{level_up.next}")),
+        keyboard([[(texts.t(lang, "button-switch-level", level=texts.t(lang, f"level-{level_up.next}")),
+                    callbacks.encode(callbacks.LEVEL, level_up.next))]]))
+
+
+async def receive_answer(update: Update, context: CoachContext) -> None:
+    """A tap on A/B/C/D in practice: store it, tell the result, mark the question, explain."""
+    data = callbacks.decode(update.callback_query.data)
+    graded = await grade_tap(update, context, question_key=data.arg(0) if data else "",
+                             option=data.arg(1) if data else "",
+                             owner=data.arg(2) if data else "", source="practice")
+    if graded is None:
+        return
+    texts, lang = context.services.texts, graded.lang
+    next_data = (callbacks.encode(callbacks.NEXT, graded.question.topic) if data.arg(3) == "t"
                  else callbacks.encode(callbacks.NEXT))
-    await reply(update, body, keyboard([[(texts.t(lang, "button-next"), next_data)]]))
+    await reply(update, explanation_text(context, graded),
+                keyboard([[(texts.t(lang, "button-next"), next_data)]]))
+    await suggest_level(update, context, graded)
 
 
 def register(app: Application) -> None:

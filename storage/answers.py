@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import date
 
+import aiosqlite
+from fsrs import Rating
+
 from domain import streaks
 from questions.selection import Seen
+from storage import levels, review
 from storage.db import Database
+
+# Answers from these flows may show the level-up suggestion right away (not mid-interview).
+SUGGESTING_SOURCES = frozenset({"practice", "review"})
 
 
 @dataclass(frozen=True)
@@ -34,11 +42,15 @@ class Recorded:
     streak: int = 0
     streak_best: int = 0
     milestone: int | None = None
+    rating: Rating | None = None
+    level_up: levels.LevelUp | None = None
 
 
-async def record_answer(db: Database, answer: NewAnswer, *, today: date) -> Recorded:
-    """Store the answer and update progress, topic totals and the streak in one transaction."""
-    async with db.transaction() as conn:
+async def record_answer(db: Database, answer: NewAnswer, *, today: date,
+                        within: aiosqlite.Connection | None = None) -> Recorded:
+    """Store the answer and update progress, topic totals, the streak, the review card and the
+    level totals in one transaction (`within`: a transaction the caller already holds)."""
+    async with db.transaction() if within is None else nullcontext(within) as conn:
         cur = await conn.execute(
             "INSERT INTO answers (user_id, question_id, field, topic, level, chosen, is_correct,"
             " answered_at, source, chat_id, message_id, elapsed_ms)"
@@ -77,7 +89,15 @@ async def record_answer(db: Database, answer: NewAnswer, *, today: date) -> Reco
             " WHERE user_id = ?",
             (right, streak, best, active.isoformat(), int(answer.source == "group"),
              answer.user_id))
-    return Recorded(True, streak, best, streaks.milestone_reached(before, streak))
+        rating = await review.review_answer(
+            conn, answer_id=cur.lastrowid, user_id=answer.user_id, question_id=answer.question_id,
+            is_correct=answer.is_correct, answered_at=answer.answered_at,
+            elapsed_ms=answer.elapsed_ms)
+        level_up = await levels.count_level_answer(
+            conn, user_id=answer.user_id, field=answer.field, level=answer.level,
+            is_correct=answer.is_correct, may_suggest=answer.source in SUGGESTING_SOURCES)
+    return Recorded(True, streak, best, streaks.milestone_reached(before, streak), rating,
+                    level_up)
 
 
 async def seen_questions(db: Database, *, user_id: int) -> dict[str, Seen]:

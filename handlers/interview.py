@@ -1,0 +1,373 @@
+"""/interview: a mock interview under interview conditions, then a report with its buttons.
+
+No feedback until the end: each tap is only "recorded" and the next question follows. The state
+lives in SQLite (storage/interviews.py), so an interview resumes after a restart.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from telegram import Update
+from telegram.constants import ChatType
+from telegram.error import TelegramError
+from telegram.ext import Application, CallbackQueryHandler, CommandHandler
+
+from bot import callbacks
+from bot.context import CoachContext
+from domain import interview as plan
+from domain import streaks
+from domain.grading import grade
+from handlers.common import (
+    current_user,
+    edit_or_ignore,
+    first_tap,
+    keyboard,
+    remove_buttons,
+    reply,
+)
+from handlers.practice import question_header
+from questions import render
+from storage import interviews as store
+from storage.answers import NewAnswer
+from storage.users import User
+
+log = logging.getLogger(__name__)
+COMMANDS = ("interview",)
+STOP, MISTAKES, NEW = "s", "m", "n"
+
+
+def millis(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def duration_text(context: CoachContext, lang: str, ms: float) -> str:
+    texts = context.services.texts
+    seconds = round(ms / 1000)
+    if seconds < 60:
+        return texts.t(lang, "duration-seconds", seconds=seconds)
+    return texts.t(lang, "duration-minutes", minutes=seconds // 60, seconds=seconds % 60)
+
+
+def interview_header(context: CoachContext, interview: store.Interview, lang: str) -> str:
+    return context.services.texts.t(lang, "interview-question-header",
+                                    number=interview.position + 1, total=interview.total)
+
+
+async def ask_current(update: Update, context: CoachContext, interview: store.Interview,
+                      lang: str) -> None:
+    """Send the question at the interview's position (its answer buttons and Stop)."""
+    services = context.services
+    question = services.bank.questions.get(interview.current or "")
+    while interview.current is not None and question is None:
+        # The bank changed since the interview began: skip what is gone rather than get stuck.
+        await store.skip_question(services.db, interview_id=interview.id,
+                                  position=interview.position, now=services.now())
+        interview = await store.get_interview(services.db, interview_id=interview.id)
+        question = services.bank.questions.get(interview.current or "")
+    if interview.status != store.ACTIVE or question is None:
+        await send_report(update, context, interview, lang)
+        return
+    texts = services.texts
+    header = (interview_header(context, interview, lang) + "\n"
+              + question_header(context, question, lang))
+    buttons = [(render.option_label(key), callbacks.encode(
+        callbacks.INTERVIEW_ANSWER, interview.id, interview.position, key))
+        for key in question.option_keys]
+    markup = keyboard([buttons, [(texts.t(lang, "button-stop-interview"),
+                                  callbacks.encode(callbacks.INTERVIEW, STOP, interview.id))]])
+    message = await reply(update, render.question_html(question, lang, header=header), markup)
+    if message is not None:
+        await store.mark_asked(services.db, interview_id=interview.id,
+                               position=interview.position, message_id=message.message_id,
+                               asked_at_ms=millis(services.now()))
+
+
+async def start_new(update: Update, context: CoachContext, user: User, lang: str) -> None:
+    """Compose an interview from the user's field and level and ask its first question."""
+    services = context.services
+    texts, bank = services.texts, services.bank
+    if not user.field or user.field not in bank.fields or not user.level:
+        await reply(update, texts.t(lang, "need-setup"))
+        return
+    last = await store.last_interview(services.db, user_id=user.user_id)
+    questions = plan.compose(
+        bank.pool(user.field, user.level), rng=services.rng, exclude=set(last.seen if last else ()),
+        backup=[q for level in plan.neighbour_levels(user.level)
+                for q in bank.pool(user.field, level)],
+        size=services.settings.interview_questions)
+    if not questions:
+        await reply(update, texts.t(lang, "no-questions", field=bank.field_name(user.field, lang),
+                                    level=texts.t(lang, f"level-{user.level}")))
+        return
+    interview = await store.start_interview(
+        services.db, user_id=user.user_id, field=user.field, level=user.level,
+        question_ids=[q.id for q in questions], chat_id=update.effective_chat.id,
+        now=services.now())
+    if interview.position == 0 and interview.message_id is None:
+        await reply(update, texts.t(lang, "interview-intro", total=interview.total,
+                                    field=bank.field_name(user.field, lang),
+                                    level=texts.t(lang, f"level-{user.level}")))
+    await ask_current(update, context, interview, lang)
+
+
+async def ongoing(context: CoachContext, user_id: int) -> tuple[store.Interview | None, bool]:
+    """The user's active interview; (None, True) when it just expired, being over a day old."""
+    services = context.services
+    interview = await store.active_interview(services.db, user_id=user_id)
+    if interview and plan.is_expired(interview.started_at, services.now()):
+        await store.end_interview(services.db, interview_id=interview.id, status="expired",
+                                  now=services.now())
+        return None, True
+    return interview, False
+
+
+async def start_or_resume(update: Update, context: CoachContext, user: User, lang: str) -> None:
+    """/interview and `New interview`: go on with the one running, else start one."""
+    texts = context.services.texts
+    interview, expired = await ongoing(context, user.user_id)
+    if interview is not None:
+        await reply(update, texts.t(lang, "interview-resume", number=interview.position + 1,
+                                    total=interview.total))
+        await take_buttons_off(context, interview)
+        await ask_current(update, context, interview, lang)
+        return
+    if expired:
+        await reply(update, texts.t(lang, "interview-expired-note"))
+    await start_new(update, context, user, lang)
+
+
+async def interview_command(update: Update, context: CoachContext) -> None:
+    """/interview [stop]"""
+    user, lang = await current_user(update, context)
+    texts = context.services.texts
+    if update.effective_chat.type != ChatType.PRIVATE:
+        await reply(update, texts.t(lang, "interview-private-only"))
+        return
+    arg = context.args[0].lower() if context.args else ""
+    if arg not in ("", "stop"):
+        await reply(update, texts.t(lang, "interview-usage"))
+        return
+    if arg != "stop":
+        await start_or_resume(update, context, user, lang)
+        return
+    interview, _ = await ongoing(context, user.user_id)
+    if interview is None:
+        await reply(update, texts.t(lang, "interview-none-running"))
+        return
+    await stop(update, context, interview, lang)
+
+
+async def take_buttons_off(context: CoachContext, interview: store.Interview) -> None:
+    """Remove the answer buttons from the message that showed the current question."""
+    if interview.message_id is None:
+        return
+    try:
+        await context.bot.edit_message_reply_markup(interview.chat_id, interview.message_id,
+                                                    reply_markup=None)
+    except TelegramError as exc:  # already gone or edited: nothing to take off
+        log.info("could not remove interview buttons: %s", exc)
+
+
+async def stop(update: Update, context: CoachContext, interview: store.Interview,
+               lang: str) -> None:
+    """End the interview early with a partial report."""
+    services = context.services
+    if not await store.end_interview(services.db, interview_id=interview.id, status="stopped",
+                                     now=services.now()):
+        return
+    await take_buttons_off(context, interview)
+    stopped = await store.get_interview(services.db, interview_id=interview.id)
+    await send_report(update, context, stopped, lang)
+
+
+async def receive_interview_answer(update: Update, context: CoachContext) -> None:
+    """A tap on A/B/C/D during an interview: store it, say "recorded", ask the next question."""
+    query = update.callback_query
+    services = context.services
+    texts = services.texts
+    data = callbacks.decode(query.data)
+    user, lang = await current_user(update, context)
+    interview_id, position = data.arg(0) if data else "", data.arg(1) if data else ""
+    interview = (await store.get_interview(services.db, interview_id=int(interview_id))
+                 if interview_id.isdigit() else None)
+    if interview is None or not position.isdigit() or query.message is None:
+        await query.answer(texts.t(lang, "toast-expired"))
+        return
+    if interview.user_id != user.user_id:
+        await query.answer(texts.t(lang, "toast-not-yours"))
+        return
+    now = services.now()
+    if interview.status == store.ACTIVE and plan.is_expired(interview.started_at, now):
+        await store.end_interview(services.db, interview_id=interview.id, status="expired", now=now)
+        await query.answer(texts.t(lang, "toast-interview-expired"), show_alert=True)
+        await remove_buttons(query.message)
+        return
+    if interview.status != store.ACTIVE:
+        await query.answer(texts.t(lang, "toast-interview-over"))
+        return
+    question_id = (interview.question_ids[int(position)]
+                   if int(position) < interview.total else None)
+    question = services.bank.questions.get(question_id or "")
+    choice = grade(question, data.arg(2)) if question else None
+    if choice is None:
+        await query.answer(texts.t(lang, "toast-expired"))
+        return
+    asked = interview.asked_at_ms if interview.position == int(position) else None
+    recorded = await store.record_interview_answer(
+        services.db, interview=interview, position=int(position),
+        answer=NewAnswer(
+            user_id=user.user_id, question_id=question.id, field=question.field,
+            topic=question.topic, level=question.seniority, chosen=choice.chosen,
+            is_correct=choice.is_correct, answered_at=int(now.timestamp()),
+            chat_id=query.message.chat_id, message_id=query.message.message_id,
+            source="interview",
+            elapsed_ms=max(millis(now) - asked, 0) if asked is not None else None),
+        today=streaks.local_day(now, streaks.zone(user.timezone, user.language)))
+    if recorded is None:
+        await query.answer(texts.t(lang, "toast-already-answered"))
+        return
+    await query.answer(texts.t(lang, "toast-recorded"))
+    await edit_or_ignore(query.message, render.question_html(
+        question, lang, header=question_header(context, question, lang))
+        + "\n\n" + texts.t(lang, "interview-recorded", number=int(position) + 1,
+                           total=interview.total, chosen=render.option_label(choice.chosen)))
+    after = await store.get_interview(services.db, interview_id=interview.id)
+    await ask_current(update, context, after, lang)
+
+
+def report_text(context: CoachContext, interview: store.Interview, report: plan.Report,
+                lang: str) -> str:
+    services = context.services
+    texts, bank = services.texts, services.bank
+    level = texts.t(lang, f"level-{interview.level}")
+    lines = [texts.t(lang, "report-title", field=bank.field_name(interview.field, lang),
+                     level=level)]
+    if not report.complete:
+        lines.append(texts.t(lang, "report-partial", answered=report.answered, total=report.total))
+    lines.append(texts.t(lang, "report-score", correct=report.correct, answered=report.answered,
+                         percent=report.percent))
+    lines.append(texts.t(lang, f"verdict-{report.verdict}", level=level))
+    lines.append("")
+    lines.append(texts.t(lang, "report-topics"))
+    lines.extend(texts.t(lang, "report-topic-line",
+                         topic=bank.topic_name(interview.field, t.topic, lang),
+                         correct=t.correct, answered=t.answered)
+                 for t in report.by_topic)
+    if report.median_ms is not None:
+        lines.append("")
+        lines.append(texts.t(lang, "report-median",
+                             time=duration_text(context, lang, report.median_ms)))
+    if report.slowest:
+        lines.append(texts.t(lang, "report-slowest"))
+        lines.extend(texts.t(lang, "report-slow-line", number=r.position + 1,
+                             topic=bank.topic_name(interview.field, r.topic, lang),
+                             time=duration_text(context, lang, r.elapsed_ms),
+                             mark="✅" if r.is_correct else "❌")
+                     for r in report.slowest)
+    lines.append("")
+    if report.previous is None:
+        lines.append(texts.t(lang, "report-first"))
+    else:
+        tz = streaks.zone(None, lang)
+        lines.append(texts.t(lang, "report-compare", before=report.previous.percent,
+                             now=report.percent, change=f"{report.change:+d}",
+                             date=report.previous.ended_at.astimezone(tz).strftime("%d.%m.%Y")))
+    return "\n".join(lines)
+
+
+async def send_report(update: Update, context: CoachContext, interview: store.Interview,
+                      lang: str) -> None:
+    """The report with `Review my mistakes` and `New interview`, or a note if nothing was answered."""
+    services = context.services
+    texts = services.texts
+    new_button = (texts.t(lang, "button-new-interview"), callbacks.encode(callbacks.INTERVIEW, NEW))
+    results = await store.interview_results(services.db, interview_id=interview.id)
+    if not results:
+        await reply(update, texts.t(lang, "interview-stopped-empty"), keyboard([[new_button]]))
+        return
+    report = plan.report(results, total=interview.total,
+                         previous=await store.previous_result(services.db, interview=interview))
+    rows = [[new_button]]
+    if report.mistakes:
+        rows.insert(0, [(texts.t(lang, "button-review-mistakes", count=len(report.mistakes)),
+                         callbacks.encode(callbacks.INTERVIEW, MISTAKES, interview.id, 0))])
+    await reply(update, report_text(context, interview, report, lang), keyboard(rows))
+
+
+async def show_mistake(update: Update, context: CoachContext, interview: store.Interview,
+                       index: int, lang: str) -> None:
+    """One missed question: the options marked, the user's pick, the right answer, why."""
+    services = context.services
+    texts = services.texts
+    mistakes = [r for r in await store.interview_results(services.db, interview_id=interview.id)
+                if not r.is_correct]
+    if index >= len(mistakes):
+        return
+    mistake = mistakes[index]
+    question = services.bank.questions.get(mistake.question_id)
+    if question is None:  # left the bank since: go on with the next one
+        await show_mistake(update, context, interview, index + 1, lang)
+        return
+    right, chosen = render.option_label(question.correct), render.option_label(mistake.chosen)
+    header = (texts.t(lang, "mistake-header", number=index + 1, total=len(mistakes))
+              + "\n" + question_header(context, question, lang))
+    body = render.graded_html(question, lang, header=header, chosen=mistake.chosen,
+                              result_line=texts.t(lang, "graded-wrong", chosen=chosen, right=right))
+    body += "\n\n" + render.explanation_html(question, lang)
+    if index + 1 < len(mistakes):
+        button = (texts.t(lang, "button-next-mistake"),
+                  callbacks.encode(callbacks.INTERVIEW, MISTAKES, interview.id, index + 1))
+    else:
+        button = (texts.t(lang, "button-new-interview"), callbacks.encode(callbacks.INTERVIEW, NEW))
+    await reply(update, body, keyboard([[button]]))
+
+
+async def interview_button(update: Update, context: CoachContext) -> None:
+    """Stop, `Review my mistakes` / `Next mistake`, and `New interview`."""
+    query = update.callback_query
+    services = context.services
+    texts = services.texts
+    data = callbacks.decode(query.data)
+    user, lang = await current_user(update, context)
+    action = data.arg(0) if data else ""
+    interview_id = data.arg(1) if data else ""
+    if action == NEW:
+        await query.answer()
+        if first_tap(context, query):
+            await start_or_resume(update, context, user, lang)
+        return
+    interview = (await store.get_interview(services.db, interview_id=int(interview_id))
+                 if interview_id.isdigit() else None)
+    if interview is None or action not in (STOP, MISTAKES):
+        await query.answer(texts.t(lang, "toast-expired"))
+        return
+    if interview.user_id != user.user_id:
+        await query.answer(texts.t(lang, "toast-not-yours"))
+        return
+    if action == STOP:
+        if interview.status != store.ACTIVE:
+            await query.answer(texts.t(lang, "toast-interview-over"))
+            return
+        await query.answer(texts.t(lang, "toast-interview-stopped"))
+        await stop(update, context, interview, lang)
+        return
+    index = data.arg(2)
+    if not index.isdigit():
+        await query.answer(texts.t(lang, "toast-expired"))
+        return
+    await query.answer()
+    if not first_tap(context, query):
+        return
+    if int(index) > 0:
+        await remove_buttons(query.message)  # the previous mistake's `Next` (the report keeps its)
+    await show_mistake(update, context, interview, int(index), lang)
+
+
+def register(app: Application) -> None:
+    app.add_handler(CommandHandler("interview", interview_command))
+    app.add_handler(CallbackQueryHandler(receive_interview_answer,
+                                         pattern=callbacks.pattern(callbacks.INTERVIEW_ANSWER)))
+    app.add_handler(CallbackQueryHandler(interview_button,
+                                         pattern=callbacks.pattern(callbacks.INTERVIEW)))

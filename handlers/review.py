@@ -1,0 +1,115 @@
+"""/review: the questions whose FSRS cards are due, most overdue first, with explanations.
+
+Cards are updated with every answer (storage/answers.record_answer); this serves the due ones
+through the normal question flow and says how many are left or when the next one is due.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from telegram import Update
+from telegram.constants import ChatType
+from telegram.ext import Application, CallbackQueryHandler, CommandHandler
+
+from bot import callbacks
+from bot.context import CoachContext, services_of
+from domain import review
+from handlers import practice
+from handlers.common import current_user, first_tap, keyboard, remove_buttons, reply
+from questions import render
+from storage import review as store
+from storage.users import User
+
+COMMANDS = ("review",)
+
+
+def when_text(context: CoachContext, lang: str, due: datetime) -> str:
+    unit, count = review.wait_until(due, context.services.now())
+    return context.services.texts.t(lang, f"due-in-{unit}", count=count)
+
+
+async def nothing_due_text(context: CoachContext, user_id: int, lang: str) -> str:
+    texts = context.services.texts
+    upcoming = await store.next_due(context.services.db, user_id=user_id)
+    if upcoming is None:
+        return texts.t(lang, "review-no-cards")
+    return texts.t(lang, "review-none-due", when=when_text(context, lang, upcoming))
+
+
+async def serve_review(update: Update, context: CoachContext, user: User, lang: str) -> None:
+    """Ask the most overdue card's question, or say when the next one is due."""
+    services = context.services
+    texts = services.texts
+    question = await practice.next_due_question(services, user.user_id)
+    if question is None:
+        await reply(update, await nothing_due_text(context, user.user_id, lang))
+        return
+    left = await store.due_count(services.db, user_id=user.user_id, now=services.now()) - 1
+    header = (texts.t(lang, "review-header", left=left) + "\n"
+              + practice.question_header(context, question, lang))
+    markup = keyboard([[(render.option_label(key),
+                         callbacks.encode(callbacks.REVIEW, question.key, key))
+                        for key in question.option_keys]])
+    await reply(update, render.question_html(question, lang, header=header), markup)
+
+
+async def review_command(update: Update, context: CoachContext) -> None:
+    """/review"""
+    user, lang = await current_user(update, context)
+    if update.effective_chat.type != ChatType.PRIVATE:
+        await reply(update, context.services.texts.t(lang, "review-private-only"))
+        return
+    await serve_review(update, context, user, lang)
+
+
+async def review_button(update: Update, context: CoachContext) -> None:
+    """A/B/C/D on a review question (`rv:<question>:<option>`), or `Next review` (`rv`)."""
+    query = update.callback_query
+    data = callbacks.decode(query.data)
+    if data and data.args:
+        await receive_review_answer(update, context, data)
+        return
+    await query.answer()
+    user, lang = await current_user(update, context)
+    if not first_tap(context, query):
+        return
+    await remove_buttons(query.message)
+    await serve_review(update, context, user, lang)
+
+
+async def receive_review_answer(update: Update, context: CoachContext,
+                                data: callbacks.Callback) -> None:
+    """Grade and explain like practice, then offer the next due card or say when one is due."""
+    graded = await practice.grade_tap(update, context, question_key=data.arg(0),
+                                      option=data.arg(1), owner="", source="review")
+    if graded is None:
+        return
+    services = context.services
+    texts, lang = services.texts, graded.lang
+    body = practice.explanation_text(context, graded)
+    left = await store.due_count(services.db, user_id=graded.user.user_id, now=services.now())
+    markup = None
+    if left:
+        markup = keyboard([[(texts.t(lang, "button-next-review", left=left),
+                             callbacks.encode(callbacks.REVIEW))]])
+    else:
+        body += "\n\n" + await nothing_due_text(context, graded.user.user_id, lang)
+    await reply(update, body, markup)
+    await practice.suggest_level(update, context, graded)
+
+
+async def on_startup(app: Application) -> None:
+    """Give the reminder message its due-review count (where the reminders feature asks for it)."""
+    services = services_of(app)
+    if hasattr(services, "due_reviews"):
+
+        async def due_reviews(user_id: int, now: datetime) -> int:
+            return await store.due_count(services.db, user_id=user_id, now=now)
+
+        services.due_reviews = due_reviews
+
+
+def register(app: Application) -> None:
+    app.add_handler(CommandHandler("review", review_command))
+    app.add_handler(CallbackQueryHandler(review_button, pattern=callbacks.pattern(callbacks.REVIEW)))

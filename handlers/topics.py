@@ -1,0 +1,49 @@
+"""/topics: every topic of the user's field with its progress, weakest first, one tap to practise."""
+
+from __future__ import annotations
+
+from telegram import Update
+from telegram.ext import Application, CommandHandler
+
+from bot import callbacks
+from bot.context import CoachContext
+from domain import progress
+from handlers.common import chunk, current_user, keyboard, reply
+from storage.answers import TopicTotal, topic_totals
+
+COMMANDS = ("topics",)
+MAX_TOPICS = 40  # keeps the message and its keyboard well inside Telegram's limits
+BUTTON_LABEL_CHARS = 30
+
+
+async def topics(update: Update, context: CoachContext) -> None:
+    """/topics"""
+    user, lang = await current_user(update, context)
+    services = context.services
+    texts, bank = services.texts, services.bank
+    if not user.field or user.field not in bank.fields:
+        await reply(update, texts.t(lang, "need-setup"))
+        return
+    stored = {t.topic: t for t in await topic_totals(services.db, user_id=user.user_id,
+                                                        field=user.field)}
+    rows = progress.weakest_first(stored.get(key) or TopicTotal(user.field, key, 0, 0)
+                                  for key in bank.fields[user.field].topics)[:MAX_TOPICS]
+    lines = [texts.t(lang, "topics-title", field=bank.field_name(user.field, lang))]
+    buttons = []
+    for total in rows:
+        name = bank.topic_name(user.field, total.topic, lang)
+        if total.answered:
+            lines.append(texts.t(lang, "topics-line", topic=name, answered=total.answered,
+                                 bar=progress.bar(total.correct, total.answered),
+                                 accuracy=progress.percent(total.correct, total.answered)))
+        else:
+            lines.append(texts.t(lang, "topics-line-new", topic=name))
+        label = name if len(name) <= BUTTON_LABEL_CHARS else name[: BUTTON_LABEL_CHARS - 1] + "…"
+        buttons.append((label, callbacks.encode(callbacks.NEXT, total.topic)))
+    lines.append("")
+    lines.append(texts.t(lang, "topics-hint"))
+    await reply(update, "\n".join(lines), keyboard(chunk(buttons, 2)))
+
+
+def register(app: Application) -> None:
+    app.add_handler(CommandHandler("topics", topics))

@@ -1,0 +1,124 @@
+"""FSRS review cards and logs: updated with each answer, and the due queue read back in order."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import aiosqlite
+from fsrs import Card, Rating, ReviewLog
+
+from domain import review
+from storage.db import Database
+
+
+def _when(seconds: int | None) -> str | None:
+    return datetime.fromtimestamp(seconds, UTC).isoformat() if seconds is not None else None
+
+
+def _seconds(iso: str | None) -> int | None:
+    return int(datetime.fromisoformat(iso).timestamp()) if iso else None
+
+
+def card_from_row(row: aiosqlite.Row) -> Card:
+    return Card.from_dict({
+        "card_id": row["card_id"], "state": row["state"], "step": row["step"],
+        "stability": row["stability"], "difficulty": row["difficulty"],
+        "due": _when(row["due_at"]), "last_review": _when(row["last_review_at"]),
+    })
+
+
+async def review_answer(conn: aiosqlite.Connection, *, answer_id: int, user_id: int,
+                        question_id: str, is_correct: bool, answered_at: int,
+                        elapsed_ms: int | None) -> Rating:
+    """Review the question's card with this answer. Runs inside record_answer's transaction."""
+    async with conn.execute("SELECT recent_ms FROM answer_pace WHERE user_id = ?",
+                            (user_id,)) as cur:
+        pace = await cur.fetchone()
+    recent: list[int] = json.loads(pace["recent_ms"]) if pace else []
+    rating = review.rating_for(is_correct, elapsed_ms, review.median_ms(recent))
+    async with conn.execute(
+            "SELECT * FROM review_cards WHERE user_id = ? AND question_id = ?",
+            (user_id, question_id)) as cur:
+        row = await cur.fetchone()
+    now = datetime.fromtimestamp(answered_at, UTC)
+    card = card_from_row(row) if row else review.new_card(answer_id, now)
+    card, log = review.review(card, rating, now, elapsed_ms)
+    stored = card.to_dict()
+    await conn.execute(
+        "INSERT INTO review_cards (user_id, question_id, card_id, state, step, stability,"
+        " difficulty, due_at, last_review_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (user_id, question_id) DO UPDATE SET state = excluded.state,"
+        " step = excluded.step, stability = excluded.stability,"
+        " difficulty = excluded.difficulty, due_at = excluded.due_at,"
+        " last_review_at = excluded.last_review_at",
+        (user_id, question_id, stored["card_id"], stored["state"], stored["step"],
+         stored["stability"], stored["difficulty"], _seconds(stored["due"]),
+         _seconds(stored["last_review"])))
+    entry = log.to_dict()
+    await conn.execute(
+        "INSERT INTO review_logs (answer_id, card_id, rating, reviewed_at, duration_ms)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (answer_id, entry["card_id"], entry["rating"], _seconds(entry["review_datetime"]),
+         entry["review_duration"]))
+    if elapsed_ms is not None:
+        await conn.execute(
+            "INSERT INTO answer_pace (user_id, recent_ms) VALUES (?, ?)"
+            " ON CONFLICT (user_id) DO UPDATE SET recent_ms = excluded.recent_ms",
+            (user_id, json.dumps(review.remember_time(recent, elapsed_ms))))
+    return rating
+
+
+@dataclass(frozen=True)
+class Due:
+    question_id: str
+    due_at: datetime
+
+
+async def due_count(db: Database, *, user_id: int, now: datetime) -> int:
+    """How many of the user's cards are due at `now` (the reminder message shows it)."""
+    row = await db.fetchone(
+        "SELECT COUNT(*) FROM review_cards WHERE user_id = ? AND due_at <= ?",
+        (user_id, int(now.timestamp())))
+    return int(row[0])
+
+
+async def due_cards(db: Database, *, user_id: int, now: datetime, limit: int = 10) -> list[Due]:
+    """The due cards, most overdue first."""
+    rows = await db.fetchall(
+        "SELECT question_id, due_at FROM review_cards WHERE user_id = ? AND due_at <= ?"
+        " ORDER BY due_at, question_id LIMIT ?",
+        (user_id, int(now.timestamp()), limit))
+    return [Due(r["question_id"], datetime.fromtimestamp(r["due_at"], UTC)) for r in rows]
+
+
+async def next_due(db: Database, *, user_id: int) -> datetime | None:
+    """When the user's earliest card is due (None without cards)."""
+    row = await db.fetchone("SELECT MIN(due_at) FROM review_cards WHERE user_id = ?", (user_id,))
+    return datetime.fromtimestamp(row[0], UTC) if row and row[0] is not None else None
+
+
+async def get_card(db: Database, *, user_id: int, question_id: str) -> Card | None:
+    row = await db.fetchone("SELECT * FROM review_cards WHERE user_id = ? AND question_id = ?",
+                            (user_id, question_id))
+    return card_from_row(row) if row else None
+
+
+async def forget_cards(db: Database, *, user_id: int, question_ids: list[str]) -> None:
+    """Drop cards whose questions left the bank, so they stop counting as due."""
+    async with db.transaction() as conn:
+        await conn.executemany(
+            "DELETE FROM review_cards WHERE user_id = ? AND question_id = ?",
+            [(user_id, qid) for qid in question_ids])
+
+
+async def review_logs(db: Database, *, user_id: int) -> list[ReviewLog]:
+    """Every review the user made, oldest first (for re-scheduling or fitting FSRS parameters)."""
+    rows = await db.fetchall(
+        "SELECT l.card_id, l.rating, l.reviewed_at, l.duration_ms FROM answers a"
+        " JOIN review_logs l ON l.answer_id = a.id WHERE a.user_id = ?"
+        " ORDER BY a.answered_at, a.id", (user_id,))
+    return [ReviewLog.from_dict({"card_id": r["card_id"], "rating": r["rating"],
+                                 "review_datetime": _when(r["reviewed_at"]),
+                                 "review_duration": r["duration_ms"]}) for r in rows]
