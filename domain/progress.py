@@ -28,7 +28,7 @@ def weakest(totals: Iterable[T], *, known: Callable[[T], bool] = lambda t: True,
 
 def bar(part: int, whole: int, width: int = 5) -> str:
     """A small text bar for a share, e.g. `▰▰▰▱▱` for 62%."""
-    filled = round(width * part / whole) if whole else 0
+    filled = int(width * part / whole + 0.5) if whole else 0  # half up: 50% is ▰▰▰▱▱
     return "▰" * filled + "▱" * (width - filled)
 
 

@@ -61,10 +61,10 @@ def mix_in_review(rng: random.Random) -> bool:
 
 
 def wait_until(due: datetime, now: datetime) -> tuple[str, int]:
-    """How long until `due`, in the largest unit that reads well: ("minutes"|"hours"|"days", n)."""
+    """How long until `due` in the largest unit that reads well: ("minutes"|"hours"|"days", n)."""
     seconds = max(0, (due - now).total_seconds())
-    if seconds < 3600:
+    if seconds < 3570:
         return "minutes", max(1, round(seconds / 60))
-    if seconds < 36 * 3600:
+    if seconds < 23.5 * 3600:
         return "hours", round(seconds / 3600)
     return "days", round(seconds / 86400)

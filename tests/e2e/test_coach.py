@@ -1,0 +1,302 @@
+"""Coaching end to end: a short mock interview and its report, a restart mid-interview, expiry,
+/review, /topics, the /stats chart and the level-up hint, through the fake Telegram."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from storage import interviews
+from tests.e2e.conftest import button, say, tap
+from tests.e2e.harness import BotRunner
+
+TOPICS = {"api": "REST APIs", "db": "Databases", "cache": "Caching"}
+
+
+def write_bank(folder: Path) -> Path:
+    """A small bank: three backend topics, three junior questions each (difficulty 1-3), one mid."""
+    for topic, name in TOPICS.items():
+        questions = []
+        for n, (level, difficulty) in enumerate(
+                [("junior", 1), ("junior", 2), ("junior", 3), ("mid", 2)], start=1):
+            text = {"body": f"{name} question {n}?",
+                    "options": {"a": "First", "b": "Second", "c": "Third"},
+                    "explanation": f"Because of {name} rule {n}."}
+            tr = {"body": f"{name} sorusu {n}?",
+                  "options": {"a": "Birinci", "b": "İkinci", "c": "Üçüncü"},
+                  "explanation": f"{name} kuralı {n} yüzünden."}
+            questions.append({"id": f"coach-{topic}-{n}", "seniority": level,
+                              "difficulty": difficulty, "correct": "abc"[n % 3],
+                              "en": text, "tr": tr})
+        pack = {"field": "backend", "field_name": {"en": "Backend", "tr": "Backend"},
+                "topic": topic, "topic_name": {"en": name, "tr": name}, "questions": questions}
+        (folder / f"{topic}.yaml").write_text(yaml.safe_dump(pack, allow_unicode=True))
+    return folder
+
+
+@pytest.fixture
+async def coach(fake, tmp_path: Path) -> AsyncIterator[BotRunner]:
+    bank = tmp_path / "bank"
+    bank.mkdir()
+    runner = BotRunner(fake, tmp_path, questions_dir=write_bank(bank), interview_questions=4)
+    await runner.start()
+    yield runner
+    await runner.stop()
+    assert fake.violations == [], "the bot made calls Telegram would refuse"
+
+
+async def onboard(fake, user):
+    _, _, field_msg = await say(fake, user, "/start", expect=3)
+    _, [level_msg] = await tap(fake, user, field_msg, button(fake, field_msg, "Backend"), expect=1)
+    await tap(fake, user, level_msg, button(fake, level_msg, "Junior"), expect=1)
+
+
+async def current_question(coach, user_id):
+    interview = await interviews.active_interview(coach.services.db, user_id=user_id)
+    return interview, coach.services.bank.questions[interview.current]
+
+
+async def answer_interview(fake, coach, user, message, *, right: bool, seconds: int, expect=1):
+    """Answer the interview question in `message` after `seconds`; returns (toast, new messages)."""
+    _, question = await current_question(coach, user.id)
+    key = question.correct if right else next(k for k in question.option_keys
+                                              if k != question.correct)
+    coach.clock.advance(seconds=seconds)
+    return await tap(fake, user, message, button(fake, message, key.upper()), expect=expect)
+
+
+def edited(fake, chat_id, message):
+    return next(m for m in fake.messages(chat_id) if m["message_id"] == message["message_id"])
+
+
+async def test_short_interview_report_and_its_buttons(fake, coach):
+    ada = fake.user(2001, "Ada")
+    await onboard(fake, ada)
+    intro, q1 = await say(fake, ada, "/interview", expect=2)
+    assert "4 questions" in intro["text"] and "Backend" in intro["text"]
+    assert "Question 1/4" in q1["text"]
+    assert [t for t, _ in fake.buttons(q1)[0]] == ["A", "B", "C"]
+    assert "Stop" in fake.buttons(q1)[1][0][0]
+    first, _ = await current_question(coach, ada.id)
+    assert len(first.question_ids) == 4
+    assert len({coach.services.bank.questions[q].topic for q in first.question_ids}) == 3
+
+    toast, [q2] = await answer_interview(fake, coach, ada, q1, right=True, seconds=10)
+    assert toast["text"] == "📝 Recorded"
+    graded = edited(fake, ada.id, q1)
+    assert "Answer 1/4" in graded["text"] and "recorded" in graded["text"]
+    assert "✅" not in graded["text"] and "❌" not in graded["text"]  # no feedback mid-interview
+    assert not graded.get("reply_markup")
+    # A second tap on the answered question records nothing.
+    again, _ = await tap(fake, ada, q1, f"v1:i:{first.id}:0:a")
+    assert again["text"] == "You already answered this question."
+    _, [q3] = await answer_interview(fake, coach, ada, q2, right=False, seconds=40)
+    _, [q4] = await answer_interview(fake, coach, ada, q3, right=True, seconds=20)
+    _, [report] = await answer_interview(fake, coach, ada, q4, right=False, seconds=30)
+
+    text = report["text"]
+    assert "Interview report" in text and "Score: 2/4 (50%)" in text
+    assert "Not yet" in text and "Junior" in text
+    assert "By topic" in text and "Median time per answer: 25 s" in text
+    assert "Question 2" in text.split("Slowest answers")[1].splitlines()[1]
+    assert "first interview" in text
+    labels = [t for row in fake.buttons(report) for t, _ in row]
+    assert labels == ["Review my mistakes (2)", "New interview 🎤"]
+    rows = await coach.services.db.fetchall(
+        "SELECT source, elapsed_ms FROM answers WHERE user_id = ? ORDER BY id", (ada.id,))
+    assert [(r["source"], r["elapsed_ms"]) for r in rows] == [
+        ("interview", 10_000), ("interview", 40_000), ("interview", 20_000),
+        ("interview", 30_000)]
+
+    _, [m1] = await tap(fake, ada, report, button(fake, report, "Review my mistakes"), expect=1)
+    assert "Mistake 1/2" in m1["text"] and "Because of" in m1["text"]
+    assert "Right answer" in m1["text"]
+    _, [m2] = await tap(fake, ada, m1, button(fake, m1, "Next mistake"), expect=1)
+    assert "Mistake 2/2" in m2["text"] and not fake.buttons(edited(fake, ada.id, m1))
+    _, [intro2, q1b] = await tap(fake, ada, m2, button(fake, m2, "New interview"), expect=2)
+    second, _ = await current_question(coach, ada.id)
+    assert not set(second.question_ids) & set(first.question_ids)  # nothing from the last one
+    assert "Question 1/4" in q1b["text"]
+    [stats, chart] = await say(fake, ada, "/stats", expect=2)
+    assert "Answered: 4" in stats["text"] and chart.get("photo")
+
+
+async def test_stop_gives_a_partial_report_and_compares_with_the_last_one(fake, coach):
+    ada = fake.user(2002, "Ada")
+    await onboard(fake, ada)
+    _, q1 = await say(fake, ada, "/interview", expect=2)
+    _, [q2] = await answer_interview(fake, coach, ada, q1, right=True, seconds=5)
+    toast, [report] = await tap(fake, ada, q2, button(fake, q2, "Stop"), expect=1)
+    assert "stopped" in toast["text"]
+    assert "Stopped early: 1 of 4" in report["text"] and "Score: 1/1 (100%)" in report["text"]
+    assert [t for row in fake.buttons(report) for t, _ in row] == ["New interview 🎤"]
+    assert not fake.buttons(edited(fake, ada.id, q2))
+    stopped = await interviews.last_interview(coach.services.db, user_id=ada.id)
+    late, _ = await tap(fake, ada, q2, f"v1:i:{stopped.id}:1:a")
+    assert "over" in late["text"]
+
+    _, q1 = await say(fake, ada, "/interview", expect=2)
+    _, [q2] = await answer_interview(fake, coach, ada, q1, right=False, seconds=5)
+    [report] = await say(fake, ada, "/interview stop")
+    assert "Score: 0/1 (0%)" in report["text"]
+    assert "100% → now 0% (-100 points)" in report["text"]
+    [msg] = await say(fake, ada, "/interview stop")
+    assert "No interview is running" in msg["text"]
+
+
+async def test_an_interview_resumes_after_a_restart_and_expires_after_a_day(fake, coach):
+    ada = fake.user(2003, "Ada")
+    await onboard(fake, ada)
+    _, q1 = await say(fake, ada, "/interview", expect=2)
+    _, [q2] = await answer_interview(fake, coach, ada, q1, right=True, seconds=5)
+    await coach.restart()
+    # The button sent before the restart still works and the interview goes on where it was.
+    toast, [q3] = await answer_interview(fake, coach, ada, q2, right=True, seconds=5)
+    assert toast["text"] == "📝 Recorded" and "Question 3/4" in q3["text"]
+    await coach.restart()
+    note, again = await say(fake, ada, "/interview", expect=2)
+    assert "question 3 of 4" in note["text"] and "Question 3/4" in again["text"]
+    assert not fake.buttons(edited(fake, ada.id, q3))  # the old copy lost its buttons
+
+    coach.clock.advance(hours=25)
+    toast, _ = await answer_interview(fake, coach, ada, again, right=True, seconds=1, expect=0)
+    assert "expired" in toast["text"] and toast.get("show_alert")
+    intro, q1 = await say(fake, ada, "/interview", expect=2)
+    assert "Mock interview" in intro["text"] and "Question 1/4" in q1["text"]
+    # Expired while away, noticed by /interview itself: said once, then a fresh start.
+    coach.clock.advance(hours=24)
+    note, intro, q1 = await say(fake, ada, "/interview", expect=3)
+    assert "expired after 24 hours" in note["text"] and "Question 1/4" in q1["text"]
+
+
+async def test_review_serves_due_cards_then_says_when_the_next_is_due(fake, coach):
+    ada = fake.user(2004, "Ada")
+    await onboard(fake, ada)
+    [msg] = await say(fake, ada, "/review")
+    assert "No review cards yet" in msg["text"]
+    coach.rng.seed(1)  # /quiz would sometimes mix in a review; none are due yet anyway
+    missed = []
+    for _ in range(2):
+        [question] = await say(fake, ada, "/quiz")
+        asked = next(q for q in coach.services.bank.questions.values()
+                     if q.key in fake.buttons(question)[0][0][1])
+        wrong = next(k for k in asked.option_keys if k != asked.correct)
+        await tap(fake, ada, question, button(fake, question, wrong.upper()), expect=1)
+        missed.append(asked)
+    [msg] = await say(fake, ada, "/review")
+    assert "Nothing is due for review" in msg["text"] and "in 10 min" in msg["text"]
+
+    coach.clock.advance(minutes=11)
+    [review] = await say(fake, ada, "/review")
+    assert "Review" in review["text"] and "1 more due after this one" in review["text"]
+    assert missed[0].text("en").body in review["text"]  # most overdue first
+    answer, [explained] = await tap(fake, ada, review, button(fake, review, missed[0].correct.upper()),
+                                    expect=1)
+    assert answer["text"] == "✅ Correct!" and "Because of" in explained["text"]
+    assert button(fake, explained, "Next review ▶ (1 left)")
+    _, [review2] = await tap(fake, ada, explained, button(fake, explained, "Next review"), expect=1)
+    assert missed[1].text("en").body in review2["text"] and "0 more due" in review2["text"]
+    _, [done] = await tap(fake, ada, review2, button(fake, review2, missed[1].correct.upper()),
+                          expect=1)
+    assert "Nothing is due for review" in done["text"] and "day(s)" in done["text"]
+    assert not fake.buttons(done)
+    sources = await coach.services.db.fetchall(
+        "SELECT source FROM answers WHERE user_id = ? ORDER BY id", (ada.id,))
+    assert [r["source"] for r in sources] == ["practice", "practice", "review", "review"]
+
+
+async def test_topics_weakest_first_and_a_tap_practises_that_topic(fake, coach):
+    ada = fake.user(2005, "Ada")
+    await onboard(fake, ada)
+    bank = coach.services.bank
+    for qid, right in [("coach-db-1", False), ("coach-api-1", True), ("coach-api-2", False)]:
+        q = bank.questions[qid]
+        [question] = await say(fake, ada, "/quiz " + q.topic)
+        asked = next(x for x in bank.questions.values() if x.key in fake.buttons(question)[0][0][1])
+        key = asked.correct if right else next(k for k in asked.option_keys if k != asked.correct)
+        await tap(fake, ada, question, button(fake, question, key.upper()), expect=1)
+    [msg] = await say(fake, ada, "/topics")
+    lines = msg["text"].splitlines()
+    assert "Backend" in lines[0]
+    assert lines[1] == "▱▱▱▱▱ 0% · Databases (1)"
+    assert lines[2] == "▰▰▰▱▱ 50% · REST APIs (2)"
+    assert lines[3] == "▱▱▱▱▱ — · Caching (not started)"
+    assert [t for row in fake.buttons(msg) for t, _ in row] == ["Databases", "REST APIs", "Caching"]
+    _, [question] = await tap(fake, ada, msg, button(fake, msg, "Caching"), expect=1)
+    assert "Caching question" in question["text"]
+
+
+async def test_stats_chart_is_a_png_and_no_answers_means_text_only(fake, coach):
+    bo = fake.user(2006, "Bo", language_code="tr")
+    await onboard(fake, bo)
+    [empty] = await say(fake, bo, "/stats")
+    assert "Henüz cevap yok" in empty["text"]
+    [question] = await say(fake, bo, "/quiz")
+    await tap(fake, bo, question, fake.buttons(question)[0][0][1], expect=1)
+    [text, photo] = await say(fake, bo, "/stats", expect=2)
+    assert "Cevaplanan: 1" in text["text"] and photo["caption"] == "📈 İlerlemen"
+    data = fake.files[photo["photo"][-1]["file_id"]].data
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert struct.unpack(">II", data[16:24]) == (800, 500)
+    assert len(fake.calls_to("sendPhoto")) == 1
+
+
+async def test_level_up_is_suggested_once_and_one_tap_switches(fake, coach):
+    ada = fake.user(2007, "Ada")
+    await onboard(fake, ada)
+    await coach.services.db.execute(
+        "INSERT INTO level_stats (user_id, field, level, answered, correct) VALUES (?, ?, ?, ?, ?)",
+        (ada.id, "backend", "junior", 39, 36))
+    [question] = await say(fake, ada, "/quiz")
+    asked = next(q for q in coach.services.bank.questions.values()
+                 if q.key in fake.buttons(question)[0][0][1])
+    _, [_, hint] = await tap(fake, ada, question, button(fake, question, asked.correct.upper()),
+                             expect=2)
+    assert "40 Junior questions with 92% accuracy" in hint["text"] and "Mid" in hint["text"]
+    _, [ready] = await tap(fake, ada, hint, button(fake, hint, "Switch to Mid"), expect=1)
+    assert "Level set to Mid" in edited(fake, ada.id, hint)["text"]
+    [question] = await say(fake, ada, "/quiz")
+    asked = next(q for q in coach.services.bank.questions.values()
+                 if q.key in fake.buttons(question)[0][0][1])
+    before = len(fake.bot_messages(ada.id))
+    await tap(fake, ada, question, button(fake, question, asked.correct.upper()), expect=1)
+    await say(fake, ada, "/help")
+    assert len(fake.bot_messages(ada.id)) == before + 2  # the explanation and /help: no new hint
+
+
+async def test_interview_is_for_private_chats_and_bad_arguments_are_explained(fake, coach):
+    ada = fake.user(2008, "Ada")
+    [msg] = await say(fake, ada, "/interview")
+    assert "/start" in msg["text"]
+    [msg] = await say(fake, ada, "/interview <now>")
+    assert "/interview stop" in msg["text"]
+    junk, _ = await tap(fake, ada, msg, "v1:i:999:0:a")
+    assert "expired" in junk["text"]
+    junk, _ = await tap(fake, ada, msg, "v1:ix:m:abc:0")
+    assert "expired" in junk["text"]
+    fake.group(-100500, "Prep group", members={ada: "member"})
+    [msg] = await say(fake, ada, "/interview", chat_id=-100500)
+    assert "private chat" in msg["text"]
+    [msg] = await say(fake, ada, "/review", chat_id=-100500)
+    assert "private chat" in msg["text"]
+
+
+async def test_due_reviews_are_mixed_into_quiz(fake, coach):
+    """With a card due, /quiz serves it about one time in three (the bot's rng decides)."""
+    ada = fake.user(2009, "Ada")
+    await onboard(fake, ada)
+    [question] = await say(fake, ada, "/quiz")
+    asked = next(q for q in coach.services.bank.questions.values()
+                 if q.key in fake.buttons(question)[0][0][1])
+    wrong = next(k for k in asked.option_keys if k != asked.correct)
+    await tap(fake, ada, question, button(fake, question, wrong.upper()), expect=1)
+    coach.clock.advance(days=1)
+    bodies = []
+    for _ in range(9):
+        [q] = await say(fake, ada, "/quiz")
+        bodies.append(asked.text("en").body in q["text"])
+    assert any(bodies) and not all(bodies)
