@@ -51,6 +51,7 @@ def build_application(settings: Settings, *, bank: Bank | None = None,
 
     async def post_init(app: Application) -> None:
         db = await Database.open(settings.database_path)
+        await db.start_background_checkpoints()
         app.bot_data["services"] = Services(
             settings=settings, db=db, bank=bank or load_bank(settings.questions_dir),
             texts=Texts.load(), rng=rng or random.Random(), clock=clock)

@@ -1,5 +1,6 @@
 """Storage against real SQLite files: answers once, aggregates, migrations, restarts."""
 
+import asyncio
 import os
 import stat
 from datetime import date
@@ -102,4 +103,23 @@ async def test_an_older_schema_is_migrated_with_its_data(tmp_path):
     db = await Database.open(path)
     assert await db.version() == latest_version()
     assert (await users.get_user(db, user_id=1)).first_name == "Ada"
+    await db.close()
+
+
+async def test_background_checkpoints_copy_the_log_into_the_file(tmp_path):
+    path = tmp_path / "c.sqlite3"
+    db = await Database.open(path)
+    try:
+        await db.start_background_checkpoints(every=0.02)
+        before = os.path.getsize(path)
+        for i in range(200):
+            await users.ensure_user(db, user_id=i + 1, first_name="x" * 60, language="en", now=1)
+        await asyncio.sleep(0.2)
+        # Only a checkpoint writes pages into the main file; the connection's own would wait
+        # for 10,000 pages of log.
+        assert os.path.getsize(path) > before
+    finally:
+        await db.close()
+    db = await Database.open(path)
+    assert (await users.get_user(db, user_id=200)).first_name == "x" * 60
     await db.close()
