@@ -7,7 +7,7 @@ lives in SQLite (storage/interviews.py), so an interview resumes after a restart
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from telegram import Update
 from telegram.constants import ChatType
@@ -29,9 +29,10 @@ from handlers.common import (
 )
 from handlers.practice import question_header
 from questions import render
+from questions.markup import plain_length
 from storage import interviews as store
 from storage.answers import NewAnswer
-from storage.users import User
+from storage.users import User, get_user
 
 log = logging.getLogger(__name__)
 COMMANDS = ("interview",)
@@ -238,7 +239,7 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
 
 
 def report_text(context: CoachContext, interview: store.Interview, report: plan.Report,
-                lang: str) -> str:
+                lang: str, tz: tzinfo) -> str:
     services = context.services
     texts, bank = services.texts, services.bank
     level = texts.t(lang, f"level-{interview.level}")
@@ -270,7 +271,6 @@ def report_text(context: CoachContext, interview: store.Interview, report: plan.
     if report.previous is None:
         lines.append(texts.t(lang, "report-first"))
     else:
-        tz = streaks.zone(None, lang)
         lines.append(texts.t(lang, "report-compare", before=report.previous.percent,
                              now=report.percent, change=f"{report.change:+d}",
                              date=report.previous.ended_at.astimezone(tz).strftime("%d.%m.%Y")))
@@ -289,11 +289,13 @@ async def send_report(update: Update, context: CoachContext, interview: store.In
         return
     report = plan.report(results, total=interview.total,
                          previous=await store.previous_result(services.db, interview=interview))
+    user = await get_user(services.db, user_id=interview.user_id)
+    tz = streaks.zone(user.timezone if user else None, user.language if user else lang)
     rows = [[new_button]]
     if report.mistakes:
         rows.insert(0, [(texts.t(lang, "button-review-mistakes", count=len(report.mistakes)),
                          callbacks.encode(callbacks.INTERVIEW, MISTAKES, interview.id, 0))])
-    await reply(update, report_text(context, interview, report, lang), keyboard(rows))
+    await reply(update, report_text(context, interview, report, lang, tz), keyboard(rows))
 
 
 async def show_mistake(update: Update, context: CoachContext, interview: store.Interview,
@@ -313,15 +315,22 @@ async def show_mistake(update: Update, context: CoachContext, interview: store.I
     right, chosen = render.option_label(question.correct), render.option_label(mistake.chosen)
     header = (texts.t(lang, "mistake-header", number=index + 1, total=len(mistakes))
               + "\n" + question_header(context, question, lang))
-    body = render.graded_html(question, lang, header=header, chosen=mistake.chosen,
-                              result_line=texts.t(lang, "graded-wrong", chosen=chosen, right=right))
-    body += "\n\n" + render.explanation_html(question, lang)
+    graded = render.graded_html(question, lang, header=header, chosen=mistake.chosen,
+                                result_line=texts.t(lang, "graded-wrong", chosen=chosen,
+                                                    right=right))
+    explanation = render.explanation_html(question, lang)
     if index + 1 < len(mistakes):
         button = (texts.t(lang, "button-next-mistake"),
                   callbacks.encode(callbacks.INTERVIEW, MISTAKES, interview.id, index + 1))
     else:
         button = (texts.t(lang, "button-new-interview"), callbacks.encode(callbacks.INTERVIEW, NEW))
-    await reply(update, body, keyboard([[button]]))
+    combined = f"{graded}\n\n{explanation}"
+    if plain_length(combined) <= render.MESSAGE_LIMIT:
+        await reply(update, combined, keyboard([[button]]))
+        return
+    # Each part fits one message (the bank validator checks that); together they may not.
+    await reply(update, graded)
+    await reply(update, explanation, keyboard([[button]]))
 
 
 async def interview_button(update: Update, context: CoachContext) -> None:

@@ -121,3 +121,21 @@ async def test_interview_answers_count_but_do_not_interrupt_with_the_hint(db):
         assert (await record(db, f"q{i}", message_id=i + 1, source="interview")).level_up is None
     after = await record(db, "q99", message_id=99)
     assert after.level_up is not None and after.level_up.answered == 41
+
+
+async def test_the_reminder_gets_the_due_count_through_its_hook(db):
+    """The reminders feature shows `services.due_reviews(user_id, now)`; /review fills it in."""
+    from types import SimpleNamespace
+
+    from handlers import review as review_feature
+
+    await users.ensure_user(db, user_id=1, first_name="Ada", language="en", now=1)
+    await record(db, "missed", right=False)
+
+    async def nothing_due(user_id, now):
+        return 0
+
+    services = SimpleNamespace(db=db, due_reviews=nothing_due)
+    await review_feature.on_startup(SimpleNamespace(bot_data={"services": services}))
+    assert await services.due_reviews(1, T0 + timedelta(minutes=11)) == 1
+    assert await services.due_reviews(1, T0) == 0
