@@ -111,13 +111,13 @@ async def test_background_checkpoints_copy_the_log_into_the_file(tmp_path):
     db = await Database.open(path)
     try:
         await db.start_background_checkpoints(every=0.02)
-        before = os.path.getsize(path)
+        before = path.stat().st_size
         for i in range(200):
             await users.ensure_user(db, user_id=i + 1, first_name="x" * 60, language="en", now=1)
         await asyncio.sleep(0.2)
         # Only a checkpoint writes pages into the main file; the connection's own would wait
         # for 10,000 pages of log.
-        assert os.path.getsize(path) > before
+        assert path.stat().st_size > before
     finally:
         await db.close()
     db = await Database.open(path)
