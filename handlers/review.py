@@ -100,14 +100,13 @@ async def receive_review_answer(update: Update, context: CoachContext,
 
 
 async def on_startup(app: Application) -> None:
-    """Give the reminder message its due-review count (where the reminders feature asks for it)."""
+    """Give the reminder message its due-review count (`Services.due_reviews`)."""
     services = services_of(app)
-    if hasattr(services, "due_reviews"):
 
-        async def due_reviews(user_id: int, now: datetime) -> int:
-            return await store.due_count(services.db, user_id=user_id, now=now)
+    async def due_reviews(user_id: int, now: datetime) -> int:
+        return await store.due_count(services.db, user_id=user_id, now=now)
 
-        services.due_reviews = due_reviews
+    services.due_reviews = due_reviews
 
 
 def register(app: Application) -> None:

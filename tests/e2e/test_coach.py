@@ -300,3 +300,26 @@ async def test_due_reviews_are_mixed_into_quiz(fake, coach):
         [q] = await say(fake, ada, "/quiz")
         bodies.append(asked.text("en").body in q["text"])
     assert any(bodies) and not all(bodies)
+
+
+async def test_the_reminder_shows_the_real_due_count(fake, tmp_path):
+    bank = tmp_path / "bank"
+    bank.mkdir()
+    runner = BotRunner(fake, tmp_path, questions_dir=write_bank(bank), reminder_tick_seconds=0.05)
+    await runner.start()
+    try:
+        ada = fake.user(2010, "Ada")
+        await onboard(fake, ada)
+        [question] = await say(fake, ada, "/quiz")
+        asked = next(q for q in runner.services.bank.questions.values()
+                     if q.key in fake.buttons(question)[0][0][1])
+        wrong = next(k for k in asked.option_keys if k != asked.correct)
+        await tap(fake, ada, question, button(fake, question, wrong.upper()), expect=1)
+        await say(fake, ada, "/remind 09:30 always")
+        runner.clock.advance(minutes=31)  # 09:31: the miss is due again (10 minutes after)
+        reminder = await fake.wait_until(lambda: next(
+            (m for m in fake.bot_messages(ada.id) if "Time to practise" in m["text"]), None))
+        assert "Due for review: 1" in reminder["text"]
+    finally:
+        await runner.stop()
+    assert fake.violations == []
