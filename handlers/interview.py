@@ -39,6 +39,11 @@ COMMANDS = ("interview",)
 STOP, MISTAKES, NEW = "s", "m", "n"
 
 
+def small_int(text: str) -> int | None:
+    """A button's number argument, or None if it is not one SQLite could hold (a forged button)."""
+    return int(text) if text.isdigit() and len(text) <= 12 else None
+
+
 def millis(moment: datetime) -> int:
     return int(moment.timestamp() * 1000)
 
@@ -190,10 +195,11 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
     texts = services.texts
     data = callbacks.decode(query.data)
     user, lang = await current_user(update, context)
-    interview_id, position = data.arg(0) if data else "", data.arg(1) if data else ""
-    interview = (await store.get_interview(services.db, interview_id=int(interview_id))
-                 if interview_id.isdigit() else None)
-    if interview is None or not position.isdigit() or query.message is None:
+    interview_id = small_int(data.arg(0)) if data else None
+    position = small_int(data.arg(1)) if data else None
+    interview = (await store.get_interview(services.db, interview_id=interview_id)
+                 if interview_id is not None else None)
+    if interview is None or position is None or query.message is None:
         await query.answer(texts.t(lang, "toast-expired"))
         return
     if interview.user_id != user.user_id:
@@ -208,16 +214,15 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
     if interview.status != store.ACTIVE:
         await query.answer(texts.t(lang, "toast-interview-over"))
         return
-    question_id = (interview.question_ids[int(position)]
-                   if int(position) < interview.total else None)
+    question_id = interview.question_ids[position] if position < interview.total else None
     question = services.bank.questions.get(question_id or "")
     choice = grade(question, data.arg(2)) if question else None
     if choice is None:
         await query.answer(texts.t(lang, "toast-expired"))
         return
-    asked = interview.asked_at_ms if interview.position == int(position) else None
+    asked = interview.asked_at_ms if interview.position == position else None
     recorded = await store.record_interview_answer(
-        services.db, interview=interview, position=int(position),
+        services.db, interview=interview, position=position,
         answer=NewAnswer(
             user_id=user.user_id, question_id=question.id, field=question.field,
             topic=question.topic, level=question.seniority, chosen=choice.chosen,
@@ -232,7 +237,7 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
     await query.answer(texts.t(lang, "toast-recorded"))
     await edit_or_ignore(query.message, render.question_html(
         question, lang, header=question_header(context, question, lang))
-        + "\n\n" + texts.t(lang, "interview-recorded", number=int(position) + 1,
+        + "\n\n" + texts.t(lang, "interview-recorded", number=position + 1,
                            total=interview.total, chosen=render.option_label(choice.chosen)))
     after = await store.get_interview(services.db, interview_id=interview.id)
     await ask_current(update, context, after, lang)
@@ -341,14 +346,14 @@ async def interview_button(update: Update, context: CoachContext) -> None:
     data = callbacks.decode(query.data)
     user, lang = await current_user(update, context)
     action = data.arg(0) if data else ""
-    interview_id = data.arg(1) if data else ""
+    interview_id = small_int(data.arg(1)) if data else None
     if action == NEW:
         await query.answer()
         if first_tap(context, query):
             await start_or_resume(update, context, user, lang)
         return
-    interview = (await store.get_interview(services.db, interview_id=int(interview_id))
-                 if interview_id.isdigit() else None)
+    interview = (await store.get_interview(services.db, interview_id=interview_id)
+                 if interview_id is not None else None)
     if interview is None or action not in (STOP, MISTAKES):
         await query.answer(texts.t(lang, "toast-expired"))
         return
@@ -362,16 +367,16 @@ async def interview_button(update: Update, context: CoachContext) -> None:
         await query.answer(texts.t(lang, "toast-interview-stopped"))
         await stop(update, context, interview, lang)
         return
-    index = data.arg(2)
-    if not index.isdigit():
+    index = small_int(data.arg(2))
+    if index is None:
         await query.answer(texts.t(lang, "toast-expired"))
         return
     await query.answer()
     if not first_tap(context, query):
         return
-    if int(index) > 0:
+    if index > 0:
         await remove_buttons(query.message)  # the previous mistake's `Next` (the report keeps its)
-    await show_mistake(update, context, interview, int(index), lang)
+    await show_mistake(update, context, interview, index, lang)
 
 
 def register(app: Application) -> None:

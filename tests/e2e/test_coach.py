@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import struct
+import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -245,6 +248,32 @@ async def test_stats_chart_is_a_png_and_no_answers_means_text_only(fake, coach):
     assert len(fake.calls_to("sendPhoto")) == 1
 
 
+async def test_a_slow_chart_never_delays_another_users_tap(fake, coach, monkeypatch):
+    from bot import charts
+
+    real = charts.render_progress
+    rendering = threading.Event()
+
+    def slow_render(*args):
+        rendering.set()
+        time.sleep(1.5)  # in the worker thread: the event loop must stay free meanwhile
+        return real(*args)
+
+    monkeypatch.setattr(charts, "render_progress", slow_render)
+    ada, bo = fake.user(2011, "Ada"), fake.user(2012, "Bo")
+    for user in (ada, bo):
+        await onboard(fake, user)
+        [question] = await say(fake, user, "/quiz")
+        await tap(fake, user, question, fake.buttons(question)[0][0][1], expect=1)
+    [question] = await say(fake, bo, "/quiz")
+    await say(fake, ada, "/stats")  # the text; the chart is still being drawn
+    await asyncio.to_thread(rendering.wait, 5)
+    answer, [_] = await tap(fake, bo, question, fake.buttons(question)[0][0][1], expect=1)
+    # Bo's tap was answered while Ada's chart was still being drawn.
+    assert answer["text"] and not any(m.get("photo") for m in fake.bot_messages(ada.id))
+    await fake.wait_until(lambda: any(m.get("photo") for m in fake.bot_messages(ada.id)))
+
+
 async def test_level_up_is_suggested_once_and_one_tap_switches(fake, coach):
     ada = fake.user(2007, "Ada")
     await onboard(fake, ada)
@@ -278,6 +307,10 @@ async def test_interview_is_for_private_chats_and_bad_arguments_are_explained(fa
     assert "expired" in junk["text"]
     junk, _ = await tap(fake, ada, msg, "v1:ix:m:abc:0")
     assert "expired" in junk["text"]
+    for forged in ("v1:i:99999999999999999999:0:a", "v1:i:1:99999999999999999999:a",
+                   "v1:ix:m:99999999999999999999:0", "v1:ix:s", "v1:ix:zz:1"):
+        junk, _ = await tap(fake, ada, msg, forged)
+        assert "expired" in junk["text"], forged
     fake.group(-100500, "Prep group", members={ada: "member"})
     [msg] = await say(fake, ada, "/interview", chat_id=-100500)
     assert "private chat" in msg["text"]
