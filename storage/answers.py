@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import date
 
@@ -46,56 +45,61 @@ class Recorded:
     level_up: levels.LevelUp | None = None
 
 
-async def record_answer(db: Database, answer: NewAnswer, *, today: date,
-                        within: aiosqlite.Connection | None = None) -> Recorded:
+async def record_answer(db: Database, answer: NewAnswer, *, today: date) -> Recorded:
     """Store the answer and update progress, topic totals, the streak, the review card and the
-    level totals in one transaction (`within`: a transaction the caller already holds)."""
-    async with db.transaction() if within is None else nullcontext(within) as conn:
-        cur = await conn.execute(
-            "INSERT INTO answers (user_id, question_id, field, topic, level, chosen, is_correct,"
-            " answered_at, source, chat_id, message_id, elapsed_ms)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (user_id, chat_id, message_id) DO NOTHING",
-            (answer.user_id, answer.question_id, answer.field, answer.topic, answer.level,
-             answer.chosen, int(answer.is_correct), answer.answered_at, answer.source,
-             answer.chat_id, answer.message_id, answer.elapsed_ms))
-        if cur.rowcount == 0:
-            return Recorded(inserted=False)
-        right = int(answer.is_correct)
-        await conn.execute(
-            "INSERT INTO progress (user_id, question_id, attempts, correct, last_is_correct,"
-            " last_answered_at) VALUES (?, ?, 1, ?, ?, ?)"
-            " ON CONFLICT (user_id, question_id) DO UPDATE SET attempts = attempts + 1,"
-            " correct = correct + excluded.correct, last_is_correct = excluded.last_is_correct,"
-            " last_answered_at = excluded.last_answered_at",
-            (answer.user_id, answer.question_id, right, right, answer.answered_at))
-        await conn.execute(
-            "INSERT INTO topic_stats (user_id, field, topic, answered, correct) VALUES (?, ?, ?, 1, ?)"
-            " ON CONFLICT (user_id, field, topic) DO UPDATE SET answered = answered + 1,"
-            " correct = correct + excluded.correct",
-            (answer.user_id, answer.field, answer.topic, right))
-        async with conn.execute(
-            "SELECT streak_current, streak_best, last_active_day FROM users WHERE user_id = ?",
-            (answer.user_id,)) as c:
-            row = await c.fetchone()
-        last = date.fromisoformat(row["last_active_day"]) if row["last_active_day"] else None
-        before = streaks.current(last, row["streak_current"], today)
-        streak, best = streaks.advance(last, row["streak_current"], row["streak_best"], today)
-        # Never move the last active day backwards (after a change to a zone further west).
-        active = max(last, today) if last else today
-        await conn.execute(
-            "UPDATE users SET answered = answered + 1, correct = correct + ?, streak_current = ?,"
-            " streak_best = ?, last_active_day = ?, group_answered = group_answered + ?"
-            " WHERE user_id = ?",
-            (right, streak, best, active.isoformat(), int(answer.source == "group"),
-             answer.user_id))
-        rating = await review.review_answer(
-            conn, answer_id=cur.lastrowid, user_id=answer.user_id, question_id=answer.question_id,
-            is_correct=answer.is_correct, answered_at=answer.answered_at,
-            elapsed_ms=answer.elapsed_ms)
-        level_up = await levels.count_level_answer(
-            conn, user_id=answer.user_id, field=answer.field, level=answer.level,
-            is_correct=answer.is_correct, may_suggest=answer.source in SUGGESTING_SOURCES)
+    level totals in one transaction."""
+    async with db.transaction() as conn:
+        return await insert_answer(conn, answer, today=today)
+
+
+async def insert_answer(conn: aiosqlite.Connection, answer: NewAnswer, *, today: date) -> Recorded:
+    """`record_answer` inside a transaction the caller holds (an interview moves on to its next
+    question in the same one)."""
+    cur = await conn.execute(
+        "INSERT INTO answers (user_id, question_id, field, topic, level, chosen, is_correct,"
+        " answered_at, source, chat_id, message_id, elapsed_ms)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (user_id, chat_id, message_id) DO NOTHING",
+        (answer.user_id, answer.question_id, answer.field, answer.topic, answer.level,
+         answer.chosen, int(answer.is_correct), answer.answered_at, answer.source,
+         answer.chat_id, answer.message_id, answer.elapsed_ms))
+    if cur.rowcount == 0:
+        return Recorded(inserted=False)
+    right = int(answer.is_correct)
+    await conn.execute(
+        "INSERT INTO progress (user_id, question_id, attempts, correct, last_is_correct,"
+        " last_answered_at) VALUES (?, ?, 1, ?, ?, ?)"
+        " ON CONFLICT (user_id, question_id) DO UPDATE SET attempts = attempts + 1,"
+        " correct = correct + excluded.correct, last_is_correct = excluded.last_is_correct,"
+        " last_answered_at = excluded.last_answered_at",
+        (answer.user_id, answer.question_id, right, right, answer.answered_at))
+    await conn.execute(
+        "INSERT INTO topic_stats (user_id, field, topic, answered, correct) VALUES (?, ?, ?, 1, ?)"
+        " ON CONFLICT (user_id, field, topic) DO UPDATE SET answered = answered + 1,"
+        " correct = correct + excluded.correct",
+        (answer.user_id, answer.field, answer.topic, right))
+    async with conn.execute(
+        "SELECT streak_current, streak_best, last_active_day FROM users WHERE user_id = ?",
+        (answer.user_id,)) as c:
+        row = await c.fetchone()
+    last = date.fromisoformat(row["last_active_day"]) if row["last_active_day"] else None
+    before = streaks.current(last, row["streak_current"], today)
+    streak, best = streaks.advance(last, row["streak_current"], row["streak_best"], today)
+    # Never move the last active day backwards (after a change to a zone further west).
+    active = max(last, today) if last else today
+    await conn.execute(
+        "UPDATE users SET answered = answered + 1, correct = correct + ?, streak_current = ?,"
+        " streak_best = ?, last_active_day = ?, group_answered = group_answered + ?"
+        " WHERE user_id = ?",
+        (right, streak, best, active.isoformat(), int(answer.source == "group"),
+         answer.user_id))
+    rating = await review.review_answer(
+        conn, answer_id=cur.lastrowid, user_id=answer.user_id, question_id=answer.question_id,
+        is_correct=answer.is_correct, answered_at=answer.answered_at,
+        elapsed_ms=answer.elapsed_ms)
+    level_up = await levels.count_level_answer(
+        conn, user_id=answer.user_id, field=answer.field, level=answer.level,
+        is_correct=answer.is_correct, may_suggest=answer.source in SUGGESTING_SOURCES)
     return Recorded(True, streak, best, streaks.milestone_reached(before, streak), rating,
                     level_up)
 

@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 import aiosqlite
 
 from domain.interview import Previous, Result
-from storage.answers import NewAnswer, Recorded, record_answer
+from storage.answers import NewAnswer, Recorded, insert_answer
 from storage.db import Database
 
 ACTIVE = "active"
@@ -121,7 +121,7 @@ async def record_interview_answer(db: Database, *, interview: Interview, positio
                 (int(answer.is_correct), done, done, answer.answered_at, interview.id, position))
             if cur.rowcount == 0:
                 raise _Stale
-            recorded = await record_answer(db, answer, today=today, within=conn)
+            recorded = await insert_answer(conn, answer, today=today)
             if not recorded.inserted:
                 raise _Stale
             await conn.execute(
