@@ -90,7 +90,7 @@ class Database:
 
         A checkpoint writes back hundreds of pages and waits for two fsyncs (tens of ms on a
         cloud disk); left to SQLite's automatic checkpoint, about one answer in a hundred would
-        pay for it. A PASSIVE checkpoint on its own connection blocks no reader or writer.
+        pay for it. A PASSIVE checkpoint on its own connection waits for no reader or writer.
         """
         if self._checkpoints is not None or str(self.path) == ":memory:":
             return

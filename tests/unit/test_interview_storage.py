@@ -94,3 +94,15 @@ async def test_stopped_interview_survives_reopen_and_is_compared_with(tmp_path):
     previous = await store.previous_result(db, interview=second)
     assert (previous.answered, previous.correct, previous.ended_at) == (1, 0, later)
     await db.close()
+
+
+async def test_erasing_a_user_takes_their_interviews_cards_and_review_logs(db):
+    from storage.privacy import erase_user
+
+    interview = await begin(db)
+    await store.record_interview_answer(db, interview=interview, position=0,
+                                        answer=answer("q1", right=False), today=date(2026, 3, 10))
+    await erase_user(db, user_id=1)
+    for table in ("interviews", "interview_answers", "review_cards", "review_logs",
+                  "answer_pace", "level_stats", "answers"):
+        assert (await db.fetchone(f"SELECT COUNT(*) FROM {table}"))[0] == 0, table
