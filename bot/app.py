@@ -20,6 +20,7 @@ from bot.texts import Texts
 from handlers import (
     bank_admin,
     flood,
+    group_settings,
     groups,
     interview,
     jobmatch,
@@ -28,6 +29,7 @@ from handlers import (
     privacy,
     reminders,
     review,
+    rounds,
     stats,
     topics,
 )
@@ -38,9 +40,11 @@ from storage.db import Database
 # Feature modules, in the order their handlers are tried. Each has `COMMANDS` (menu order)
 # and `register(app)`; some also have `on_startup(app)` / `on_shutdown(app)`, and
 # `ADMIN_COMMANDS`, listed in /help for ADMIN_IDS only (the command menu is the same for all).
+# group_settings comes before onboarding: in group chats its /start, /language, /field and
+# /level take the place of onboarding's per-user ones.
 FEATURES: list[ModuleType] = [
-    flood, groups, onboarding, practice, interview, review, topics, stats, reminders,
-    bank_admin, jobmatch, privacy, help_feature]
+    flood, groups, group_settings, onboarding, practice, interview, review, topics, stats,
+    reminders, bank_admin, jobmatch, privacy, rounds, help_feature]
 
 
 def build_application(settings: Settings, *, bank: Bank | None = None,

@@ -28,6 +28,7 @@ NOOP = "x"
 DELETE_ME = "d"
 JOBMATCH = "j"  # use / change / cancel a ranked job ad: j:<action>:<match id>[:<rank>]
 JOBMATCH_FIELD = "jf"  # pick a field for a ranked job ad: jf:<match id>:<rank>
+ROUND_ANSWER = "g"  # a letter on a group round question: round id, position, option
 
 
 @dataclass(frozen=True)

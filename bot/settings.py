@@ -25,12 +25,20 @@ class Settings(BaseSettings):
     default_language: Literal["en", "tr"] = "en"
     admin_ids: Annotated[frozenset[int], NoDecode] = frozenset()
     log_level: str = "INFO"
-    # Group rounds: tests shorten the reveal delay and the minimum question time.
+    # Group rounds: tests shorten the minimum question time and the pause between questions.
     round_min_seconds: int = Field(default=10, ge=1)
     # How often the reminder job looks for due reminders (tests make it short).
     reminder_tick_seconds: float = Field(default=20.0, gt=0, le=60)
     # Mock interviews: questions per interview (tests use a few, with a small bank).
     interview_questions: int = Field(default=20, ge=1, le=50)
+    # Between a question's results and the next question: time to read the explanation.
+    round_pause_seconds: float = Field(default=5.0, ge=0)
+    # The countdown in a question is refreshed when the seconds left are a multiple of this
+    # (0: never); a refresh is skipped when the group's send budget is tight.
+    round_tick_seconds: int = Field(default=10, ge=0)
+    # A round's own sends and edits per minute in one group (Telegram allows 20); the rest is
+    # left for commands and other features.
+    round_sends_per_minute: int = Field(default=15, ge=4, le=20)
     # Webhook mode (polling when WEBHOOK_URL is empty).
     webhook_url: str | None = None
     webhook_listen: str = "127.0.0.1"

@@ -117,8 +117,9 @@ class QuestionState:
         return self.message_id is not None and self.opened_at_ms is not None
 
     def accepts_taps(self, now_ms: int) -> bool:
-        return (self.is_live and self.closed_at_ms is None and self.deadline_ms is not None
-                and now_ms < self.deadline_ms)
+        # Not `is_live`: a tap may arrive before the sent message's id is stored.
+        return (self.opened_at_ms is not None and self.closed_at_ms is None
+                and self.deadline_ms is not None and now_ms < self.deadline_ms)
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,7 @@ def points(is_correct: bool, elapsed_ms: int, seconds: int) -> int:
         return 0
     window = max(seconds * 1000, 1)
     share = 1 - min(max(elapsed_ms, 0), window) / window
-    return RIGHT_POINTS + round(MAX_SPEED_BONUS * share)
+    return RIGHT_POINTS + int(MAX_SPEED_BONUS * share + 0.5)  # half up, not to even
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,404 @@
+"""Group rounds end to end in a supergroup with three members and an admin: first taps,
+reveals, scoreboards, the leaderboard, /stop, group settings, restarts and the send budget."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot import callbacks
+from bot.emulator import FakeTelegram, FakeUser
+from tests.e2e.conftest import say, tap
+from tests.e2e.harness import BotRunner
+
+GROUP = -1001234567890
+# Short timers for tests; the countdown is tested on its own.
+FAST = {"round_min_seconds": 1, "round_pause_seconds": 0.1, "round_tick_seconds": 0}
+
+
+@dataclass
+class Team:
+    admin: FakeUser
+    ada: FakeUser
+    bob: FakeUser
+    cem: FakeUser
+
+
+@pytest.fixture
+def team(fake: FakeTelegram) -> Team:
+    members = Team(fake.user(3001, "Ana"), fake.user(3002, "Ada"), fake.user(3003, "Bob"),
+                   fake.user(3004, "Cem", language_code="tr"))
+    fake.group(GROUP, "Interview Prep", members={
+        members.admin: "administrator", members.ada: "member", members.bob: "member",
+        members.cem: "member"})
+    return members
+
+
+@pytest.fixture
+async def rounds_bot(fake: FakeTelegram, tmp_path: Path) -> AsyncIterator[BotRunner]:
+    runner = BotRunner(fake, tmp_path, **FAST)
+    await runner.start()
+    yield runner
+    await runner.stop()
+    assert fake.violations == [], "the bot made calls Telegram would refuse"
+
+
+def group_says(fake, user, text, expect=1):
+    return say(fake, user, text, expect=expect, chat_id=GROUP)
+
+
+def round_questions(fake) -> list[dict]:
+    """The round question messages in the group, as they are now (edits included)."""
+    return [m for m in fake.bot_messages(GROUP)
+            if any((d or "").startswith("v1:g:") for row in fake.buttons(m) for _, d in row)
+            or "Question " in m.get("text", "") or "Soru " in m.get("text", "")]
+
+
+def current(fake, message) -> dict:
+    return next(m for m in fake.bot_messages(GROUP) if m["message_id"] == message["message_id"])
+
+
+async def wait_for_question(fake, number: int) -> dict:
+    await fake.wait_until(lambda: len(round_questions(fake)) >= number, timeout=10)
+    return round_questions(fake)[number - 1]
+
+
+async def wait_for_text(fake, needle: str, timeout: float = 10) -> dict:  # noqa: ASYNC109
+    return await fake.wait_until(
+        lambda: next((m for m in fake.bot_messages(GROUP) if needle in m.get("text", "")), None),
+        timeout=timeout)
+
+
+# Button data by message id, kept from when each question was first seen: after the reveal
+# the buttons are gone, but a slow client can still send a tap on them.
+_seen_buttons: dict[int, dict[str, str]] = {}
+
+
+def letter_data(fake, message, letter: str) -> str:
+    if message["message_id"] not in _seen_buttons or not _seen_buttons[message["message_id"]]:
+        _seen_buttons[message["message_id"]] = {t: d for row in fake.buttons(message)
+                                                for t, d in row}
+    return _seen_buttons[message["message_id"]][letter]
+
+
+async def asked(runner: BotRunner, fake, message):
+    """The bank question behind a round question message, from its buttons."""
+    data = callbacks.decode(fake.buttons(message)[0][0][1])
+    row = await runner.services.db.fetchone(
+        "SELECT question_id FROM round_questions WHERE round_id = ? AND position = ?",
+        (int(data.arg(0)), int(data.arg(1))))
+    return runner.services.bank.questions[row["question_id"]]
+
+
+async def group_tap(fake, user, message, letter):
+    answer, _ = await tap(fake, user, message, letter_data(fake, message, letter), chat_id=GROUP)
+    return answer["text"]
+
+
+def wrong_letter(question) -> str:
+    return next(k for k in question.option_keys if k != question.correct).upper()
+
+
+async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, rounds_bot):
+    clock = rounds_bot.clock
+    [announcement, first] = await group_says(fake, team.ada, "/round 2 2", expect=2)
+    assert "Quiz round" in announcement["text"] and "started by Ada" in announcement["text"]
+    assert "2 question(s), 2 s each" in announcement["text"]
+    assert "Question 1/2" in first["text"] and "2 s to answer" in first["text"]
+    question = await asked(rounds_bot, fake, first)
+    right, wrong = question.correct.upper(), wrong_letter(question)
+    assert [t for t, _ in fake.buttons(first)[0]] == [k.upper() for k in question.option_keys]
+
+    clock.advance(seconds=0.2)
+    assert await group_tap(fake, team.ada, first, right) == f"🔒 Locked in: {right}"
+    assert await group_tap(fake, team.ada, first, wrong) == \
+        f"Your answer is already locked in: {right}"
+    assert await group_tap(fake, team.bob, first, wrong) == f"🔒 Locked in: {wrong}"
+    assert await group_tap(fake, team.bob, first, right) == \
+        f"Your answer is already locked in: {wrong}"
+    clock.advance(seconds=0.3)
+    assert await group_tap(fake, team.cem, first, right) == f"🔒 Cevabın kilitlendi: {right}"
+    # Nobody sees who picked what before the reveal.
+    assert not any(name in m["text"] for m in fake.bot_messages(GROUP)
+                   for name in ("Bob", "Cem"))
+
+    results = await wait_for_text(fake, "Got it right")
+    revealed = current(fake, first)
+    assert not revealed.get("reply_markup")
+    assert f"Answer: {right}" in revealed["text"] and "3 answered, 2 right" in revealed["text"]
+    assert f"The answer is {right}." in results["text"]
+    lines = results["text"].splitlines()
+    assert lines.index("1. Ada · 0.2 s · +1.45") < lines.index("2. Cem · 0.5 s · +1.38")
+    assert "Bob" not in results["text"]
+    assert await group_tap(fake, team.bob, first, right) == "⌛ Time's up: this question is closed."
+
+    second = await wait_for_question(fake, 2)
+    assert "Question 2/2" in second["text"]
+    board = await wait_for_text(fake, "Round over")
+    assert "Nobody got this one." in fake.bot_messages(GROUP)[-2]["text"]
+    assert board["text"].splitlines()[1:] == [
+        "🥇 1. Ada · 1 right · 1.45 pts", "🥈 2. Cem · 1 right · 1.38 pts",
+        "🥉 3. Bob · 0 right · 0.00 pts"]
+    # A new round may start once the last one is over.
+    [again, _] = await group_says(fake, team.bob, "/round 1 1", expect=2)
+    assert "started by Bob" in again["text"]
+    await wait_for_text(fake, "Nobody answered this time.")
+
+
+async def test_ties_share_a_rank_and_group_answers_count_in_personal_stats(fake, team,
+                                                                            rounds_bot):
+    [_, first] = await group_says(fake, team.admin, "/round 1 2", expect=2)
+    question = await asked(rounds_bot, fake, first)
+    for member in (team.ada, team.cem):
+        await group_tap(fake, member, first, question.correct.upper())
+    await group_tap(fake, team.bob, first, wrong_letter(question))
+    board = await wait_for_text(fake, "Round over")
+    assert board["text"].splitlines()[1:] == [
+        "🥇 1. Ada · 1 right · 1.50 pts", "🥇 1. Cem · 1 right · 1.50 pts",
+        "🥉 3. Bob · 0 right · 0.00 pts"]
+    [stats] = await say(fake, team.ada, "/stats")
+    assert "Answered: 1" in stats["text"] and "in group rounds: 1" in stats["text"]
+
+
+async def test_bad_arguments_one_round_at_a_time_and_private_chats(fake, team, rounds_bot):
+    for args in ("/round 0", "/round 21", "/round 5 500", "/round 1 2 3", "/round five ten"):
+        [msg] = await group_says(fake, team.ada, args)
+        assert "questions from 1 to 20 (default 5)" in msg["text"], args
+        assert "seconds from 1 to 120" in msg["text"]
+    [msg] = await group_says(fake, team.ada, "/round 2 2 nosuchtopic")
+    assert "http-caching" in msg["text"] and "css" in msg["text"]
+    await group_says(fake, team.ada, "/round@coach_test_bot 2 5", expect=2)
+    [busy] = await group_says(fake, team.bob, "/round")
+    assert "already running" in busy["text"]
+    [private] = await say(fake, team.ada, "/round")
+    assert "groups" in private["text"] and "startgroup=" in private["html"]
+    [private] = await say(fake, team.cem, "/leaderboard")
+    assert "gruplarda" in private["text"]
+    [stopped] = await group_says(fake, team.ada, "/stop")
+    assert "Round stopped" in stopped["text"]
+
+
+async def test_stop_is_for_the_starter_and_admins(fake, team, rounds_bot):
+    [msg] = await group_says(fake, team.bob, "/stop")
+    assert msg["text"] == "No round is running. Start one with /round."
+    [_, first] = await group_says(fake, team.ada, "/round 3 30", expect=2)
+    question = await asked(rounds_bot, fake, first)
+    await group_tap(fake, team.bob, first, question.correct.upper())
+    [refused] = await group_says(fake, team.bob, "/stop")
+    assert "only whoever started the round or a group admin" in refused["text"]
+    [board] = await group_says(fake, team.admin, "/stop")
+    assert board["text"].startswith("⏹ Round stopped by Ana after 1 of 3 question(s).")
+    assert "1. Bob · 1 right · 1.50 pts" in board["text"]
+    closed = current(fake, first)
+    assert not closed.get("reply_markup") and "Answer:" in closed["text"]
+    assert await group_tap(fake, team.cem, first, "A") == "⌛ Süre doldu: bu soru kapandı."
+    # The starter may stop their own round; no further question follows a stop.
+    await group_says(fake, team.bob, "/round 2 30", expect=2)
+    [board] = await group_says(fake, team.bob, "/stop")
+    assert "Round stopped by Bob after 1 of 2" in board["text"]
+    assert "Nobody answered this time." in board["text"]
+    assert fake.calls_to("getChatMember")  # the admin was asked of Telegram
+    assert len(round_questions(fake)) == 2
+
+
+async def test_leaderboard_all_time_and_this_week(fake, team, rounds_bot):
+    [msg] = await group_says(fake, team.ada, "/leaderboard")
+    assert "No rounds played here yet" in msg["text"]
+    for _ in range(2):
+        before = len(round_questions(fake))
+        await group_says(fake, team.ada, "/round 1 1", expect=2)
+        first = await wait_for_question(fake, before + 1)
+        question = await asked(rounds_bot, fake, first)
+        await group_tap(fake, team.ada, first, question.correct.upper())
+        await group_tap(fake, team.bob, first, wrong_letter(question))
+        await fake.wait_until(lambda: "Round over" in fake.bot_messages(GROUP)[-1]["text"])
+    [board] = await group_says(fake, team.ada, "/leaderboard")
+    text = board["text"]
+    assert text.startswith("🏆 Leaderboard · Interview Prep")
+    week, all_time = text.split("All time")
+    assert "🥇 1. Ada · 3.00 pts · 2 round(s)" in week
+    assert "🥈 2. Bob · 0.00 pts · 2 round(s)" in week
+    assert "🥇 1. Ada · 3.00 pts · 2 round(s)" in all_time
+    rounds_bot.clock.advance(days=8)
+    [board] = await group_says(fake, team.cem, "/leaderboard")  # in Cem's Turkish
+    week, all_time = board["text"].split("Tüm zamanlar")
+    assert "🥇 1. Ada · 3,00 puan · 2 tur" in all_time
+    assert "Bu hafta henüz tur oynanmadı." in week
+    [board] = await group_says(fake, team.ada, "/leaderboard")
+    week, all_time = board["text"].split("All time")
+    assert "No rounds played this week yet." in week and "Ada" in all_time
+
+
+async def test_group_settings_are_for_admins_and_choose_the_questions(fake, team, rounds_bot):
+    [msg] = await group_says(fake, team.bob, "/field frontend")
+    assert "Only the group's admins" in msg["text"]
+    [msg] = await group_says(fake, team.admin, "/field frontend")
+    assert "Frontend" in msg["text"]
+    [msg] = await group_says(fake, team.admin, "/level junior")
+    assert "Junior" in msg["text"]
+    [msg] = await group_says(fake, team.admin, "/language tr")
+    assert msg["text"] == "🌐 Bu grubun turları artık Türkçe."
+    [msg] = await group_says(fake, team.bob, "/level")
+    assert "Ön yüz" in msg["text"] and "Junior" in msg["text"]
+    [announcement, first] = await group_says(fake, team.ada, "/round 1 1", expect=2)
+    assert "Bilgi yarışması turu" in announcement["text"]
+    assert "flex" in first["text"] and "Soru 1/1" in first["text"]
+    await wait_for_text(fake, "Tur bitti")
+    # Private choices are untouched by the group's.
+    user = await rounds_bot.services.db.fetchone(
+        "SELECT field, language FROM users WHERE user_id = ?", (team.admin.id,))
+    assert user is None or (user["field"] is None and user["language"] == "en")
+
+
+async def test_restart_resumes_a_question_with_time_left(fake, team, tmp_path):
+    runner = BotRunner(fake, tmp_path, **FAST)
+    await runner.start()
+    try:
+        [_, first] = await group_says(fake, team.ada, "/round 2 3", expect=2)
+        question = await asked(runner, fake, first)
+        await group_tap(fake, team.ada, first, question.correct.upper())
+        await runner.restart()
+        # Taps keep working across the restart; the question is revealed when its time is up.
+        assert await group_tap(fake, team.bob, first, question.correct.upper()) == \
+            f"🔒 Locked in: {question.correct.upper()}"
+        await wait_for_text(fake, "Got it right")
+        assert "2 answered, 2 right" in current(fake, first)["text"]
+        board = await wait_for_text(fake, "Round over")
+        assert "Ada · 1 right" in board["text"] and "Bob · 1 right" in board["text"]
+        assert len(round_questions(fake)) == 2
+    finally:
+        await runner.stop()
+    assert fake.violations == []
+
+
+async def test_restart_after_the_time_ran_out_reveals_and_carries_on(fake, team, tmp_path):
+    runner = BotRunner(fake, tmp_path, **FAST)
+    await runner.start()
+    try:
+        [_, first] = await group_says(fake, team.ada, "/round 2 20", expect=2)
+        question = await asked(runner, fake, first)
+        await group_tap(fake, team.cem, first, question.correct.upper())
+        await runner.stop()
+        runner.clock.advance(minutes=5)  # the bot was down past the deadline
+        await runner.start()
+        results = await wait_for_text(fake, "Got it right", timeout=5)
+        assert "1. Cem" in results["text"]
+        assert not current(fake, first).get("reply_markup")
+        second = await wait_for_question(fake, 2)
+        assert fake.buttons(second)  # the round carried on with its next question
+        [board] = await group_says(fake, team.ada, "/stop")
+        assert "Cem · 1 right · 1.50 pts" in board["text"]
+    finally:
+        await runner.stop()
+    assert fake.violations == []
+
+
+async def test_countdown_edits_and_the_send_budget(fake, team, tmp_path):
+    runner = BotRunner(fake, tmp_path, **{**FAST, "round_tick_seconds": 1})
+    await runner.start()
+    try:
+        [_, first] = await group_says(fake, team.ada, "/round 2 3", expect=2)
+        question = await asked(runner, fake, first)
+        await group_tap(fake, team.ada, first, question.correct.upper())
+        await fake.wait_until(lambda: "1 answered" in current(fake, first)["text"], timeout=5)
+        assert "s left" in current(fake, first)["text"]
+        await wait_for_text(fake, "Round over")
+    finally:
+        await runner.stop()
+    edits = [c for c in fake.calls_to("editMessageText") if c.ok]
+    # Per question: two countdown edits (2 s and 1 s left) and the reveal.
+    assert len(edits) == 2 * 3
+    sends = [c for c in fake.calls_to("sendMessage") if c.ok and c.chat_id == GROUP]
+    assert len(sends) == 1 + 2 * 2 + 1
+    assert fake.stats.max_per_minute(GROUP) == len(edits) + len(sends) <= 15
+    assert fake.violations == []
+
+
+async def crowd_round(fake, tmp_path, *, repeats: bool = True):
+    """200 members (and a host) in a group; all tap the first question within one go, a
+    quarter of them twice. Returns the runner, the question, and {query id: letter}."""
+    admin = fake.user(4000, "Host")
+    crowd = [fake.user(4001 + i, f"M{i:03d}") for i in range(200)]
+    fake.group(GROUP, "Big Group", members={admin: "administrator",
+                                            **{m: "member" for m in crowd}})
+    runner = BotRunner(fake, tmp_path, **FAST)
+    await runner.start()
+    [_, first] = await group_says(fake, admin, "/round 1 10", expect=2)
+    question = await asked(runner, fake, first)
+    letters = [k.upper() for k in question.option_keys]
+    firsts = {fake.tap(m, first, letter_data(fake, first, letters[i % len(letters)]),
+                       chat_id=GROUP): letters[i % len(letters)] for i, m in enumerate(crowd)}
+    seconds = [fake.tap(m, first, letter_data(fake, first, letters[0]), chat_id=GROUP)
+               for m in crowd[::4]] if repeats else []
+    return runner, admin, first, question, firsts, seconds
+
+
+async def test_two_hundred_members_tapping_at_once_are_all_counted_once(fake, tmp_path):
+    runner, admin, first, question, firsts, seconds = await crowd_round(fake, tmp_path)
+    try:
+        answers = {q: await fake.wait_answer(q, timeout=20) for q in [*firsts, *seconds]}
+        for query, letter in firsts.items():
+            assert answers[query]["text"] == f"🔒 Locked in: {letter}"
+        assert all(answers[q]["text"].startswith("Your answer is already") for q in seconds)
+        [board] = await group_says(fake, admin, "/stop")
+        db = runner.services.db
+        rows = await db.fetchone("SELECT COUNT(*) AS n, COUNT(DISTINCT user_id) AS users,"
+                                 " SUM(points) AS points FROM round_answers")
+        right = sum(1 for letter in firsts.values() if letter == question.correct.upper())
+        # The clock stood still, so every right answer has the whole speed bonus.
+        assert (rows["n"], rows["users"], rows["points"]) == (200, 200, right * 150)
+        personal = await db.fetchone(
+            "SELECT COUNT(*) AS n, COUNT(DISTINCT user_id) AS users FROM answers"
+            " WHERE source = 'group'")
+        assert (personal["n"], personal["users"]) == (200, 200)
+        assert f"200 answered, {right} right" in current(fake, first)["text"]
+        assert "…and" in board["text"] and len(board["text"]) <= 4096
+    finally:
+        await runner.stop()
+    assert fake.violations == []
+
+
+@pytest.mark.slow
+async def test_two_hundred_taps_are_answered_within_a_second(fake, tmp_path):
+    """A timing figure for the README, out of the default run: the slowest answer to 200
+    simultaneous first taps (the fake and the bot share one process and core here)."""
+    runner, _, _, _, firsts, _ = await crowd_round(fake, tmp_path, repeats=False)
+    try:
+        for query in firsts:
+            await fake.wait_answer(query, timeout=20)
+        latencies = sorted(fake.stats.callback_latency[q] for q in firsts)
+        print(f"200 taps: median {latencies[100]:.2f} s, slowest {latencies[-1]:.2f} s")
+        assert latencies[-1] < 1.0
+    finally:
+        await runner.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seconds", [10, 30])
+async def test_a_five_question_round_stays_under_twenty_a_minute(tmp_path, seconds):
+    """Real timers and Telegram's limits on: the busiest minute of a 5-question round."""
+    async with FakeTelegram(rate_limits=True) as fake:
+        members = [fake.user(5001 + i, f"P{i}") for i in range(4)]
+        fake.group(GROUP, "Timed", members={m: "member" for m in members})
+        runner = BotRunner(fake, tmp_path, round_min_seconds=10)
+        await runner.start()
+        try:
+            await group_says(fake, members[0], f"/round 5 {seconds}", expect=2)
+            for number in range(1, 6):
+                message = await wait_for_question(fake, number) if number > 1 else \
+                    round_questions(fake)[0]
+                await fake.wait_until(lambda m=message: fake.buttons(current(fake, m)),
+                                      timeout=seconds + 60)
+                for member in members:
+                    await group_tap(fake, member, message, "A")
+            await wait_for_text(fake, "Round over", timeout=seconds * 5 + 120)
+        finally:
+            await runner.stop()
+        busiest = fake.stats.max_per_minute(GROUP)
+        print(f"{seconds}-second questions: busiest minute {busiest} sends/edits, "
+              f"per minute {fake.stats.per_minute(GROUP)}")
+        assert busiest <= 15
+        assert fake.stats.too_many_requests == 0 and fake.violations == []
