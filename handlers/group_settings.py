@@ -1,6 +1,6 @@
-"""/language, /field and /level in a group: the group's own choices for rounds, set by its admins.
-
-Registered before onboarding, whose per-user versions of these commands stay for private chats.
+"""The bot in a group: /start says what it does there; /language, /field and /level set the
+group's own choices for rounds, by its admins. Registered before onboarding, whose per-user
+versions of these commands stay for private chats.
 """
 
 from __future__ import annotations
@@ -58,6 +58,13 @@ async def allowed_to_change(update: Update, context: CoachContext, lang: str) ->
         return True
     await reply(update, context.services.texts.t(lang, "group-admins-only"))
     return False
+
+
+async def group_start(update: Update, context: CoachContext) -> None:
+    """/start in a group (also what Telegram sends when the bot is added by its link)."""
+    group, lang = await group_language(context, update.effective_chat.id, update.effective_user)
+    await reply(update, context.services.texts.t(lang, "group-welcome")
+                + "\n\n" + describe(context, group, lang))
 
 
 async def group_language_command(update: Update, context: CoachContext) -> None:
@@ -122,6 +129,7 @@ async def group_level_command(update: Update, context: CoachContext) -> None:
 
 def register(app: Application) -> None:
     groups = filters.ChatType.GROUPS
+    app.add_handler(CommandHandler("start", group_start, filters=groups))
     app.add_handler(CommandHandler("language", group_language_command, filters=groups))
     app.add_handler(CommandHandler("field", group_field_command, filters=groups))
     app.add_handler(CommandHandler("level", group_level_command, filters=groups))

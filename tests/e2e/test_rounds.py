@@ -61,8 +61,8 @@ def current(fake, message) -> dict:
     return next(m for m in fake.bot_messages(GROUP) if m["message_id"] == message["message_id"])
 
 
-async def wait_for_question(fake, number: int) -> dict:
-    await fake.wait_until(lambda: len(round_questions(fake)) >= number, timeout=10)
+async def wait_for_question(fake, number: int, timeout: float = 10) -> dict:  # noqa: ASYNC109
+    await fake.wait_until(lambda: len(round_questions(fake)) >= number, timeout=timeout)
     return round_questions(fake)[number - 1]
 
 
@@ -388,10 +388,7 @@ async def test_a_five_question_round_stays_under_twenty_a_minute(tmp_path, secon
         try:
             await group_says(fake, members[0], f"/round 5 {seconds}", expect=2)
             for number in range(1, 6):
-                message = await wait_for_question(fake, number) if number > 1 else \
-                    round_questions(fake)[0]
-                await fake.wait_until(lambda m=message: fake.buttons(current(fake, m)),
-                                      timeout=seconds + 60)
+                message = await wait_for_question(fake, number, timeout=seconds + 60)
                 for member in members:
                     await group_tap(fake, member, message, "A")
             await wait_for_text(fake, "Round over", timeout=seconds * 5 + 120)
@@ -402,3 +399,9 @@ async def test_a_five_question_round_stays_under_twenty_a_minute(tmp_path, secon
               f"per minute {fake.stats.per_minute(GROUP)}")
         assert busiest <= 15
         assert fake.stats.too_many_requests == 0 and fake.violations == []
+
+
+async def test_start_in_a_group_explains_rounds(fake, team, rounds_bot):
+    [msg] = await group_says(fake, team.admin, "/start@coach_test_bot round")
+    assert "/round" in msg["text"] and "All fields" in msg["text"] and "Mid" in msg["text"]
+    assert not fake.buttons(msg)
