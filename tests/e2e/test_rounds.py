@@ -121,14 +121,21 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
         f"Your answer is already locked in: {wrong}"
     clock.advance(seconds=0.3)
     assert await group_tap(fake, team.cem, first, right) == f"🔒 Cevabın kilitlendi: {right}"
+    # A member who joined after the question was sent plays too; forged data is refused.
+    dee = fake.user(3005, "Dee")
+    fake.add_member(GROUP, dee)
+    assert await group_tap(fake, dee, first, wrong) == f"🔒 Locked in: {wrong}"
+    for forged in ("v1:g:999:1:a", "v1:g:1:9:a", "v1:g:1:1:z", "v1:g:x"):
+        answer, _ = await tap(fake, dee, first, forged, chat_id=GROUP)
+        assert answer["text"] == "This round has ended. Start a new one with /round.", forged
     # Nobody sees who picked what before the reveal.
     assert not any(name in m["text"] for m in fake.bot_messages(GROUP)
-                   for name in ("Bob", "Cem"))
+                   for name in ("Bob", "Cem", "Dee"))
 
     results = await wait_for_text(fake, "Got it right")
     revealed = current(fake, first)
     assert not revealed.get("reply_markup")
-    assert f"Answer: {right}" in revealed["text"] and "3 answered, 2 right" in revealed["text"]
+    assert f"Answer: {right}" in revealed["text"] and "4 answered, 2 right" in revealed["text"]
     assert f"The answer is {right}." in results["text"]
     lines = results["text"].splitlines()
     assert lines.index("1. Ada · 0.2 s · +1.45") < lines.index("2. Cem · 0.5 s · +1.38")
@@ -141,7 +148,7 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     assert "Nobody got this one." in fake.bot_messages(GROUP)[-2]["text"]
     assert board["text"].splitlines()[1:] == [
         "🥇 1. Ada · 1 right · 1.45 pts", "🥈 2. Cem · 1 right · 1.38 pts",
-        "🥉 3. Bob · 0 right · 0.00 pts"]
+        "🥉 3. Bob · 0 right · 0.00 pts", "🥉 3. Dee · 0 right · 0.00 pts"]
     # A new round may start once the last one is over.
     [again, _] = await group_says(fake, team.bob, "/round 1 1", expect=2)
     assert "started by Bob" in again["text"]
