@@ -9,7 +9,7 @@ import logging
 import time
 
 from telegram import Update
-from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
 from telegram.ext import Application, CallbackQueryHandler, CommandHandler, JobQueue, filters
 
 from bot import callbacks
@@ -124,8 +124,9 @@ async def advance(context: CoachContext, chat_id: int,
     async with runtime(context).lock(chat_id):
         try:
             await run_steps(context, chat_id, fired)
-        except (Forbidden, BadRequest) as exc:
-            # Removed from the group, or no right to write: the round cannot go on.
+        except (Forbidden, BadRequest, ChatMigrated) as exc:
+            # Removed from the group, no right to write, or the group became a supergroup
+            # with a new id: the round cannot go on here.
             log.warning("round in chat %s abandoned: %s", chat_id, exc.message)
             rnd = await store.running_round(context.services.db, chat_id=chat_id)
             if rnd is not None:
@@ -416,8 +417,8 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
     except (AttributeError, ValueError):
         await query.answer(texts.t(lang, "round-toast-expired"))
         return
-    rnd = await store.get_round(services.db, round_id=round_id)
-    state = await store.get_question(services.db, round_id=round_id, position=position)
+    target = await store.tap_target(services.db, round_id=round_id, position=position)
+    rnd, state = target if target else (None, None)
     question = services.bank.questions.get(state.question_id) if state else None
     choice = grade(question, key) if question else None
     if rnd is None or rnd.chat_id != chat_id or choice is None or query.message is None:

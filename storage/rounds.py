@@ -98,6 +98,17 @@ async def round_questions(db: Database, *, round_id: int) -> list[QuestionState]
     return [_question(r) for r in rows]
 
 
+async def tap_target(db: Database, *, round_id: int,
+                     position: int) -> tuple[Round, QuestionState] | None:
+    """The round and the question a tap is for, in one query (taps come in bursts)."""
+    row = await db.fetchone(
+        "SELECT r.id, r.chat_id, r.started_by, r.language, r.seconds, r.status, r.started_at,"
+        " (SELECT COUNT(*) FROM round_questions c WHERE c.round_id = r.id) AS question_count,"
+        " q.* FROM rounds r JOIN round_questions q ON q.round_id = r.id"
+        " WHERE r.id = ? AND q.position = ?", (round_id, position))
+    return (_round(row), _question(row)) if row else None
+
+
 async def get_question(db: Database, *, round_id: int, position: int) -> QuestionState | None:
     row = await db.fetchone(
         "SELECT * FROM round_questions WHERE round_id = ? AND position = ?", (round_id, position))
@@ -145,27 +156,23 @@ async def record_round_answer(db: Database, *, round_id: int, position: int, ans
     """Store a member's first tap and its personal answer in one transaction, unless the
     question has closed meanwhile (the reveal closes it in a transaction of its own)."""
     async with db.transaction() as conn:
-        async with conn.execute(
-            "SELECT q.closed_at_ms, r.status FROM round_questions q JOIN rounds r"
-            " ON r.id = q.round_id WHERE q.round_id = ? AND q.position = ?",
-            (round_id, position)) as cur:
-            state = await cur.fetchone()
-        if state is None or state["closed_at_ms"] is not None or state["status"] != RUNNING:
-            return Tap("closed")
+        # One statement for the common case (a first tap on an open question): taps come in
+        # bursts, and each round trip to SQLite's thread counts.
         cur = await conn.execute(
             "INSERT INTO round_answers (round_id, position, user_id, chosen, is_correct,"
-            " elapsed_ms, points, answered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT DO NOTHING",
+            " elapsed_ms, points, answered_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?"
+            " WHERE EXISTS (SELECT 1 FROM round_questions q JOIN rounds r ON r.id = q.round_id"
+            " WHERE q.round_id = ? AND q.position = ? AND q.closed_at_ms IS NULL"
+            " AND r.status = ?) ON CONFLICT DO NOTHING",
             (round_id, position, answer.user_id, answer.chosen, int(answer.is_correct),
-             answer.elapsed_ms or 0, points, answer.answered_at))
-        if cur.rowcount == 0:
-            async with conn.execute(
-                "SELECT chosen FROM round_answers WHERE round_id = ? AND position = ?"
-                " AND user_id = ?", (round_id, position, answer.user_id)) as cur:
-                row = await cur.fetchone()
-            return Tap("already", row["chosen"] if row else None)
-        await insert_answer(conn, answer, today=today)
-    return Tap("recorded", answer.chosen)
+             answer.elapsed_ms or 0, points, answer.answered_at, round_id, position, RUNNING))
+        if cur.rowcount == 1:
+            await insert_answer(conn, answer, today=today)
+            return Tap("recorded", answer.chosen)
+        rows = await conn.execute_fetchall(
+            "SELECT chosen FROM round_answers WHERE round_id = ? AND position = ?"
+            " AND user_id = ?", (round_id, position, answer.user_id))
+    return Tap("already", rows[0]["chosen"]) if rows else Tap("closed")
 
 
 async def answer_count(db: Database, *, round_id: int, position: int) -> int:

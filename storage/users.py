@@ -46,13 +46,15 @@ async def get_user(db: Database, *, user_id: int) -> User | None:
 async def ensure_user(db: Database, *, user_id: int, first_name: str, language: str | None,
                       now: int) -> User:
     """The stored user, created on first contact with the language Telegram reported."""
+    row = await db.fetchone("SELECT * FROM users WHERE user_id = ?", (user_id,))
+    if row is not None:  # the usual case: one read, no write transaction
+        return _user(row)
     async with db.transaction() as conn:
         await conn.execute(
             "INSERT INTO users (user_id, first_name, language, created_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (user_id) DO NOTHING",
             (user_id, first_name[:64], language, now))
-        async with conn.execute("SELECT * FROM users WHERE user_id = ?", (user_id,)) as cur:
-            row = await cur.fetchone()
+        [row] = await conn.execute_fetchall("SELECT * FROM users WHERE user_id = ?", (user_id,))
     return _user(row)
 
 
