@@ -412,3 +412,31 @@ async def test_start_in_a_group_explains_rounds(fake, team, rounds_bot):
     [msg] = await group_says(fake, team.admin, "/start@coach_test_bot round")
     assert "/round" in msg["text"] and "All fields" in msg["text"] and "Mid" in msg["text"]
     assert not fake.buttons(msg)
+
+
+async def round_status(runner: BotRunner) -> str | None:
+    row = await runner.services.db.fetchone("SELECT status FROM rounds ORDER BY id DESC LIMIT 1")
+    return row["status"] if row else None
+
+
+async def test_failing_sends_are_retried_and_a_lost_group_ends_the_round(fake, team, rounds_bot,
+                                                                         monkeypatch):
+    from handlers import rounds as rounds_handlers
+
+    monkeypatch.setattr(rounds_handlers, "RETRY_SECONDS", 0.1)
+    # Telegram down for longer than the request layer's own retries: the round waits it out.
+    fake.fail_next("sendMessage", 502, times=4, chat_id=GROUP)
+    [first] = await group_says(fake, team.ada, "/round 2 1")  # the announcement failed
+    assert "Question 1/2" in first["text"]
+    second = await wait_for_question(fake, 2)
+    # Then the bot is removed from the group: the round ends instead of retrying forever.
+    fake.fail_next("sendMessage", 403, "Forbidden: bot was kicked from the supergroup chat",
+                   chat_id=GROUP)
+    await fake.wait_until(lambda: _is(round_status(rounds_bot), "stopped"), timeout=10)
+    assert not current(fake, second).get("reply_markup")  # the reveal edit still went through
+    [again, _] = await group_says(fake, team.bob, "/round 1 1", expect=2)
+    assert "started by Bob" in again["text"]
+
+
+async def _is(awaitable, expected) -> bool:
+    return await awaitable == expected
