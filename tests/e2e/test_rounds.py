@@ -440,3 +440,20 @@ async def test_failing_sends_are_retried_and_a_lost_group_ends_the_round(fake, t
 
 async def _is(awaitable, expected) -> bool:
     return await awaitable == expected
+
+
+async def test_two_groups_play_at_the_same_time(fake, team, rounds_bot):
+    other = -1009876543210
+    fake.group(other, "Night Owls", members={team.bob: "creator", team.cem: "member"})
+    await group_says(fake, team.ada, "/round 1 2", expect=2)
+    fake.send_message(team.bob, "/round 1 2", chat_id=other)
+    theirs = (await fake.wait_for_bot_messages(other, 2))[1]
+    ours = round_questions(fake)[0]
+    # A button from one group's question means nothing in the other group's round.
+    assert await group_tap(fake, team.cem, ours, "A") == "🔒 Cevabın kilitlendi: A"
+    answer, _ = await tap(fake, team.cem, theirs, letter_data(fake, ours, "B"), chat_id=other)
+    assert answer["text"] == "Bu tur bitti. /round ile yenisini başlat."
+    await wait_for_text(fake, "Round over")
+    await fake.wait_until(lambda: "Round over" in fake.bot_messages(other)[-1]["text"])
+    assert "Cem" in fake.bot_messages(GROUP)[-1]["text"]
+    assert "Nobody answered" in fake.bot_messages(other)[-1]["text"]
