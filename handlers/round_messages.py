@@ -41,12 +41,16 @@ def fit(head: str, lines: Sequence[str], more: Callable[[int], str]) -> str:
             parts.append(more(len(lines) - shown))
         return "\n".join(parts)
 
-    shown = len(lines)
-    text = build(shown)
-    while shown > 0 and plain_length(text) > MESSAGE_LIMIT:
-        shown = max(0, shown - max(1, (shown // 10)))
-        text = build(shown)
-    return text
+    if plain_length(build(len(lines))) <= MESSAGE_LIMIT:
+        return build(len(lines))
+    fits, too_many = 0, len(lines)  # binary search for the most lines that fit
+    while too_many - fits > 1:
+        middle = (fits + too_many) // 2
+        if plain_length(build(middle)) <= MESSAGE_LIMIT:
+            fits = middle
+        else:
+            too_many = middle
+    return build(fits)
 
 
 class RoundMessages:
