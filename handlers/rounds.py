@@ -10,7 +10,14 @@ import time
 
 from telegram import Update
 from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
-from telegram.ext import Application, CallbackQueryHandler, CommandHandler, JobQueue, filters
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    CommandHandler,
+    JobQueue,
+    MessageHandler,
+    filters,
+)
 
 from bot import callbacks
 from bot.context import CoachContext, services_of
@@ -448,7 +455,26 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
         await query.answer(texts.t(lang, "round-toast-closed"))
 
 
+async def follow_migration(update: Update, context: CoachContext) -> None:
+    """A group upgraded to a supergroup mid-round: handlers/groups.py has moved the round to the
+    new id (it runs first); the round's timers follow it there, and the question in progress is
+    asked again in the new chat (answers already given still count)."""
+    message = update.effective_message
+    if message is None or not message.migrate_to_chat_id:
+        return
+    cancel_timers(context.job_queue, message.chat_id)
+    new_id = message.migrate_to_chat_id
+    rnd = await store.running_round(context.services.db, chat_id=new_id)
+    if rnd is not None:
+        async with runtime(context).lock(new_id):
+            await store.forget_messages(context.services.db, round_id=rnd.id)
+        schedule_step(context.job_queue, new_id, 0.0)
+
+
 # -- wiring --------------------------------------------------------------------------------------
+
+# After handlers/groups.py's migration handler, which is in the default handler group.
+AFTER_GROUPS = 1
 
 def register(app: Application) -> None:
     groups, private = filters.ChatType.GROUPS, filters.ChatType.PRIVATE
@@ -458,6 +484,8 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler(list(COMMANDS), group_only, filters=private))
     app.add_handler(CallbackQueryHandler(receive_round_answer,
                                          pattern=callbacks.pattern(callbacks.ROUND_ANSWER)))
+    app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, follow_migration),
+                    group=AFTER_GROUPS)
 
 
 async def on_startup(app: Application) -> None:

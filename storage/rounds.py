@@ -129,6 +129,14 @@ async def set_message(db: Database, *, round_id: int, position: int, message_id:
         (message_id, round_id, position))
 
 
+async def forget_messages(db: Database, *, round_id: int) -> None:
+    """The group moved to a new chat id: messages not yet revealed cannot be edited there, so
+    an open question is asked again in the new chat and a closed one is reported without one."""
+    await db.execute(
+        "UPDATE round_questions SET message_id = NULL WHERE round_id = ?"
+        " AND reported_at_ms IS NULL", (round_id,))
+
+
 async def close_question(db: Database, *, round_id: int, position: int, now_ms: int) -> bool:
     """No more taps count; False if it was closed already."""
     changed = await db.execute(

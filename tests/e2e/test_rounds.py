@@ -457,3 +457,33 @@ async def test_two_groups_play_at_the_same_time(fake, team, rounds_bot):
     await fake.wait_until(lambda: "Round over" in fake.bot_messages(other)[-1]["text"])
     assert "Cem" in fake.bot_messages(GROUP)[-1]["text"]
     assert "Nobody answered" in fake.bot_messages(other)[-1]["text"]
+
+
+async def test_a_round_follows_its_group_to_the_new_supergroup(fake, team, rounds_bot):
+    old, new = -4002, -1004002
+    fake.group(old, "Study", members={team.ada: "creator", team.bob: "member"}, chat_type="group")
+    fake.send_message(team.ada, "/round 2 2", chat_id=old)
+    first = (await fake.wait_for_bot_messages(old, 2))[1]
+    question = await asked(rounds_bot, fake, first)
+    await group_tap_in(fake, team.bob, first, question.correct.upper(), old)
+    fake.group(new, "Study", members={team.ada: "creator", team.bob: "member"})
+    fake.enqueue_update({"message": {
+        "message_id": 99, "date": 0, "chat": {"id": old, "type": "group", "title": "Study"},
+        "from": {"id": team.ada.id, "is_bot": False, "first_name": "Ada"},
+        "migrate_to_chat_id": new}})
+    # The question in progress is asked again in the new chat, and the round goes on there.
+    again = await fake.wait_until(lambda: next(
+        (m for m in fake.bot_messages(new) if "Question 1/2" in m["text"]), None))
+    assert await group_tap_in(fake, team.bob, again, "A", new) == \
+        f"Your answer is already locked in: {question.correct.upper()}"
+    board = await fake.wait_until(lambda: next(
+        (m for m in fake.bot_messages(new) if "Round over" in m["text"]), None), timeout=10)
+    assert "Bob · 1 right" in board["text"]
+    assert any("Question 2/2" in m["text"] for m in fake.bot_messages(new))
+    await fake.wait_until(lambda: _is(round_status(rounds_bot), "finished"))
+
+
+async def group_tap_in(fake, user, message, letter, chat_id):
+    data = {t: d for row in fake.buttons(message) for t, d in row}[letter]
+    answer, _ = await tap(fake, user, message, data, chat_id=chat_id)
+    return answer["text"]
