@@ -54,7 +54,7 @@ async def record_answer(db: Database, answer: NewAnswer, *, today: date) -> Reco
 
 async def insert_answer(conn: aiosqlite.Connection, answer: NewAnswer, *, today: date) -> Recorded:
     """`record_answer` inside a transaction the caller holds (an interview moves on to its next
-    question in the same one)."""
+    question, a group round stores the member's score, in the same one)."""
     cur = await conn.execute(
         "INSERT INTO answers (user_id, question_id, field, topic, level, chosen, is_correct,"
         " answered_at, source, chat_id, message_id, elapsed_ms)"
