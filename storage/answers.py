@@ -11,7 +11,7 @@ from fsrs import Rating
 from domain import streaks
 from questions.selection import Seen
 from storage import levels, review
-from storage.db import Database
+from storage.db import Database, fetch_one
 
 # Answers from these flows may show the level-up suggestion right away (not mid-interview).
 SUGGESTING_SOURCES = frozenset({"practice", "review"})
@@ -78,10 +78,9 @@ async def insert_answer(conn: aiosqlite.Connection, answer: NewAnswer, *, today:
         " ON CONFLICT (user_id, field, topic) DO UPDATE SET answered = answered + 1,"
         " correct = correct + excluded.correct",
         (answer.user_id, answer.field, answer.topic, right))
-    async with conn.execute(
-        "SELECT streak_current, streak_best, last_active_day FROM users WHERE user_id = ?",
-        (answer.user_id,)) as c:
-        row = await c.fetchone()
+    row = await fetch_one(
+        conn, "SELECT streak_current, streak_best, last_active_day FROM users WHERE user_id = ?",
+        (answer.user_id,))
     last = date.fromisoformat(row["last_active_day"]) if row["last_active_day"] else None
     before = streaks.current(last, row["streak_current"], today)
     streak, best = streaks.advance(last, row["streak_current"], row["streak_best"], today)

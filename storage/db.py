@@ -44,6 +44,14 @@ def latest_version() -> int:
     return max((v for v, _, _ in migrations()), default=0)
 
 
+async def fetch_one(conn: aiosqlite.Connection, sql: str,
+                    params: Iterable[Any] = ()) -> aiosqlite.Row | None:
+    """One row, read inside a transaction the caller holds, in a single hop to SQLite's thread
+    (`execute` + `fetchone` + `close` take three; record_answer runs for every tap of a burst)."""
+    rows = await conn.execute_fetchall(sql, tuple(params))
+    return rows[0] if rows else None
+
+
 class Database:
     """One aiosqlite connection; a lock keeps each transaction whole among concurrent handlers."""
 

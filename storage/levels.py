@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import aiosqlite
 
 from domain import levels
+from storage.db import fetch_one
 
 
 @dataclass(frozen=True)
@@ -23,16 +24,15 @@ async def count_level_answer(conn: aiosqlite.Connection, *, user_id: int, field:
                              level: str, is_correct: bool, may_suggest: bool) -> LevelUp | None:
     """Count the answer; when it earns the suggestion (and may show it), mark it given and return
     it. Runs inside record_answer's transaction."""
-    async with conn.execute(
-            "INSERT INTO level_stats (user_id, field, level, answered, correct) VALUES (?, ?, ?, 1, ?)"
-            " ON CONFLICT (user_id, field, level) DO UPDATE SET answered = answered + 1,"
-            " correct = correct + excluded.correct RETURNING answered, correct, suggested",
-            (user_id, field, level, int(is_correct))) as cur:
-        row = await cur.fetchone()
+    row = await fetch_one(
+        conn,
+        "INSERT INTO level_stats (user_id, field, level, answered, correct) VALUES (?, ?, ?, 1, ?)"
+        " ON CONFLICT (user_id, field, level) DO UPDATE SET answered = answered + 1,"
+        " correct = correct + excluded.correct RETURNING answered, correct, suggested",
+        (user_id, field, level, int(is_correct)))
     if not may_suggest or row["suggested"]:
         return None
-    async with conn.execute("SELECT field, level FROM users WHERE user_id = ?", (user_id,)) as cur:
-        user = await cur.fetchone()
+    user = await fetch_one(conn, "SELECT field, level FROM users WHERE user_id = ?", (user_id,))
     # Only for the level the user practises now: after moving up, old levels stay quiet.
     if user is None or (user["field"], user["level"]) != (field, level):
         return None

@@ -10,7 +10,7 @@ import aiosqlite
 from fsrs import Card, Rating, ReviewLog
 
 from domain import review
-from storage.db import Database
+from storage.db import Database, fetch_one
 
 
 def _when(seconds: int | None) -> str | None:
@@ -33,15 +33,12 @@ async def review_answer(conn: aiosqlite.Connection, *, answer_id: int, user_id: 
                         question_id: str, is_correct: bool, answered_at: int,
                         elapsed_ms: int | None) -> Rating:
     """Review the question's card with this answer. Runs inside record_answer's transaction."""
-    async with conn.execute("SELECT recent_ms FROM answer_pace WHERE user_id = ?",
-                            (user_id,)) as cur:
-        pace = await cur.fetchone()
+    pace = await fetch_one(conn, "SELECT recent_ms FROM answer_pace WHERE user_id = ?",
+                           (user_id,))
     recent: list[int] = json.loads(pace["recent_ms"]) if pace else []
     rating = review.rating_for(is_correct, elapsed_ms, review.median_ms(recent))
-    async with conn.execute(
-            "SELECT * FROM review_cards WHERE user_id = ? AND question_id = ?",
-            (user_id, question_id)) as cur:
-        row = await cur.fetchone()
+    row = await fetch_one(conn, "SELECT * FROM review_cards WHERE user_id = ? AND question_id = ?",
+                          (user_id, question_id))
     now = datetime.fromtimestamp(answered_at, UTC)
     card = card_from_row(row) if row else review.new_card(answer_id, now)
     card, log = review.review(card, rating, now, elapsed_ms)
