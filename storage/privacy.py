@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import secrets
+
 from storage.db import Database
 
-# Tables whose rows stay, anonymised, because they are other people's history too
-# (a group's scores): column -> value written instead of the user's data.
-ANONYMISE: dict[str, dict[str, object]] = {}
+# Tables whose rows stay, because they are other people's history too (a group's scores), but
+# move to a nameless placeholder user, one per erasure, so nothing links them to the person.
+ANONYMISE = frozenset({"round_answers"})
+PLACEHOLDER_NAME = "—"
 
 
 async def tables_with_user_id(db: Database) -> list[str]:
@@ -20,15 +23,19 @@ async def erase_user(db: Database, *, user_id: int) -> int:
     """Delete (or anonymise) every row about `user_id` in one transaction; rows touched."""
     tables = await tables_with_user_id(db)
     touched = 0
+    placeholder = -1 - secrets.randbelow(2**40)  # negative: never a Telegram user id
     async with db.transaction() as conn:
         for table in tables:
             if table == "users":
                 continue
             if table in ANONYMISE:
-                values = ANONYMISE[table]
-                assignments = ", ".join(f"{column} = ?" for column in values)
-                cur = await conn.execute(f"UPDATE {table} SET {assignments} WHERE user_id = ?",
-                                         (*values.values(), user_id))
+                await conn.execute(
+                    "INSERT OR IGNORE INTO users (user_id, first_name, created_at)"
+                    f" SELECT ?, ?, created_at FROM users WHERE user_id = ?"
+                    f" AND EXISTS (SELECT 1 FROM {table} WHERE user_id = ?)",
+                    (placeholder, PLACEHOLDER_NAME, user_id, user_id))
+                cur = await conn.execute(f"UPDATE {table} SET user_id = ? WHERE user_id = ?",
+                                         (placeholder, user_id))
             else:
                 cur = await conn.execute(f"DELETE FROM {table} WHERE user_id = ?", (user_id,))
             touched += max(cur.rowcount, 0)
