@@ -49,7 +49,7 @@ def run_part(part: str, args: argparse.Namespace) -> Result:
 
         return storage.run(users=pick(args.users_db, 200, 100_000, quick),
                            answers=pick(args.answers, 2_000, 10_000_000, quick),
-                           runs=pick(args.runs, 1, 3, quick))
+                           runs=pick(args.runs, 1, 3, quick), samples=50 if quick else 2000)
     if part == "bank":
         from bench import bank
 
