@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.report import DOCS, PARTS, Result, write_docs
+from bench.report import DOCS, PARTS, ROOT, Result, write_docs
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -38,12 +38,15 @@ def pick(value: int | None, quick: int, full: int, is_quick: bool) -> int:
 
 def run_part(part: str, args: argparse.Namespace) -> Result:
     quick = args.quick
+    # Quick runs start the bot on the small test bank: loading the bundled one takes seconds.
+    bank_dir = ROOT / "tests" / "data" / "bank" if quick else None
     if part == "e2e":
         from bench import e2e
 
         return e2e.run(e2e.Load(users=pick(args.users, 2, 40, quick),
                                 answers=pick(args.answers_per_user, 1, 8, quick),
-                                runs=pick(args.runs, 1, 3, quick), warmup=0 if quick else 5))
+                                runs=pick(args.runs, 1, 3, quick), warmup=0 if quick else 5,
+                                questions_dir=bank_dir))
     if part == "storage":
         from bench import storage
 
@@ -58,7 +61,7 @@ def run_part(part: str, args: argparse.Namespace) -> Result:
     from bench import reminders
 
     return reminders.run(count=pick(args.reminders, 500, 100_000, quick),
-                         runs=pick(args.runs, 1, 3, quick), quick=quick)
+                         runs=pick(args.runs, 1, 3, quick), quick=quick, questions_dir=bank_dir)
 
 
 def main(argv: list[str]) -> int:

@@ -33,6 +33,7 @@ class Load:
     answers: int = 8
     runs: int = 3
     warmup: int = 5  # users who each answer one question before the clock starts
+    questions_dir: Path | None = None  # the bundled bank unless given
 
 
 @dataclass
@@ -149,7 +150,8 @@ async def run_once(kind: str, load: Load, seed: int) -> RunFigures:
             await seed_coach_users(workdir / "coach.sqlite3", users + warm)
         fake = FakeTelegram(rate_limits=True)
         await fake.start()
-        process = await start_process(kind, fake, workdir)
+        extra = {"QUESTIONS_DIR": str(load.questions_dir)} if load.questions_dir else {}
+        process = await start_process(kind, fake, workdir, **extra)
         try:
             await wait_ready(fake, process, workdir / f"{kind}.log")
             rng = random.Random(seed)

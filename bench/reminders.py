@@ -90,7 +90,8 @@ async def time_claims(path: Path, batches: int) -> tuple[list[float], list[float
         await db.close()
 
 
-async def drain(path: Path, count: int, seconds: float, warmup: float) -> dict:
+async def drain(path: Path, count: int, seconds: float, warmup: float,
+                questions_dir: Path | None = None) -> dict:
     """The bot process sends the due reminders; sends per second after `warmup` seconds."""
     from bot.emulator import FakeTelegram
 
@@ -98,7 +99,8 @@ async def drain(path: Path, count: int, seconds: float, warmup: float) -> dict:
     for user_id in range(1, count + 1):
         fake.user(user_id, "Bench", started=True)  # each has talked to the bot before
     await fake.start()
-    process = await start_process("coach", fake, path.parent, DATABASE_PATH=str(path))
+    extra = {"QUESTIONS_DIR": str(questions_dir)} if questions_dir else {}
+    process = await start_process("coach", fake, path.parent, DATABASE_PATH=str(path), **extra)
     try:
         await wait_ready(fake, process, path.parent / "coach.log")
         await fake.wait_until(lambda: fake.stats.calls["sendMessage"], timeout=60)
@@ -115,7 +117,8 @@ async def drain(path: Path, count: int, seconds: float, warmup: float) -> dict:
             "rss": rss, "max_per_second": windows}
 
 
-async def measure(count: int, runs: int, drain_seconds: float, batches: int) -> Result:
+async def measure(count: int, runs: int, drain_seconds: float, batches: int,
+                  questions_dir: Path | None = None) -> Result:
     with tempfile.TemporaryDirectory(prefix="bench-reminders-") as tmp:
         filled, path = Path(tmp) / "filled.sqlite3", Path(tmp) / "coach.sqlite3"
         now = datetime.now(UTC)
@@ -125,7 +128,8 @@ async def measure(count: int, runs: int, drain_seconds: float, batches: int) -> 
         drains = []
         for _ in range(runs):  # each drain starts from all `count` due
             shutil.copy(filled, path)
-            drains.append(await drain(path, count, drain_seconds, min(2.0, drain_seconds / 3)))
+            drains.append(await drain(path, count, drain_seconds, min(2.0, drain_seconds / 3),
+                                      questions_dir))
     rate = median([d["rate"] for d in drains])
     too_many = sum(d["too_many"] for d in drains)
     rss = max((d["rss"] for d in drains if d["rss"] is not None), default=float("nan"))
@@ -149,8 +153,8 @@ async def measure(count: int, runs: int, drain_seconds: float, batches: int) -> 
     return Result("reminders", figures, targets, not missed, how, tuple(missed))
 
 
-def run(count: int, runs: int, quick: bool = False) -> Result:
+def run(count: int, runs: int, quick: bool = False, questions_dir: Path | None = None) -> Result:
     if importlib.util.find_spec("storage.reminders") is None:
         return not_available("reminders", "reminders (storage/reminders.py) are not on main")
-    return asyncio.run(measure(count, runs, drain_seconds=3.0 if quick else 30.0,
-                               batches=10 if quick else 200))
+    return asyncio.run(measure(count, runs, drain_seconds=2.0 if quick else 30.0,
+                               batches=10 if quick else 200, questions_dir=questions_dir))
