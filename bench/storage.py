@@ -78,6 +78,8 @@ def measure_size(users: int, answers: int, runs: int, samples: int, bank) -> dic
         path = Path(tmp) / "scale.sqlite3"
         asyncio.run(migrate(path))
         scale.build(path, bank, users=users, answers=answers)
+        if hasattr(scale, "warm_cache"):
+            scale.warm_cache(path)  # in the page cache, as on a running server
         for _ in range(runs):
             timings = {t.name: t.samples
                        for t in asyncio.run(scale.run(path, bank, users=users, samples=samples))}
