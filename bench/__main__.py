@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.report import DOCS, PARTS, ROOT, Result, write_docs
+from bench.report import DOCS, PARTS, ROOT, Result, load_average, write_docs
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -67,6 +67,7 @@ def run_part(part: str, args: argparse.Namespace) -> Result:
 def main(argv: list[str]) -> int:
     args = parse(argv)
     parts = PARTS if args.part == "all" else (args.part,)
+    load = load_average()
     results = []
     for part in parts:
         started = time.monotonic()
@@ -76,7 +77,7 @@ def main(argv: list[str]) -> int:
         results.append(result)
     if not (args.no_docs or args.quick):  # quick figures are no benchmark
         command = "make bench" + (f" ARGS={shlex.quote(' '.join(argv))}" if argv else "")
-        write_docs(results, command, args.docs)
+        write_docs(results, command, args.docs, load)
         print(f"wrote {args.docs}", file=sys.stderr)
     return 0
 

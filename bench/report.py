@@ -127,7 +127,16 @@ def _rows(text: str) -> dict[str, str]:
     return rows
 
 
-def write_docs(results: Sequence[Result], command: str, path: Path = DOCS) -> None:
+def load_average() -> float | None:
+    """The 1-minute load average: other work on the machine shares its cores with the bench."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
+
+
+def write_docs(results: Sequence[Result], command: str, path: Path = DOCS,
+               load: float | None = None) -> None:
     """Replace the rows of the parts that ran; rows of parts that did not run are kept."""
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     rev = commit()
@@ -143,7 +152,8 @@ def write_docs(results: Sequence[Result], command: str, path: Path = DOCS) -> No
         f"was `{command}`. One part: `make bench ARGS=\"--part storage\"`. How each figure is",
         "measured: README.md, section Performance.",
         "",
-        f"Machine of the latest run: {machine()}.",
+        f"Machine of the latest run: {machine()}"
+        + (f"; load average {load:.1f} when it started." if load is not None else "."),
         "",
         "| part | figures | targets | verdict | measured |",
         "|---|---|---|---|---|",
