@@ -1,4 +1,4 @@
-"""`make bench [ARGS=...]`: run the benchmarks, print one line per part, update docs/benchmarks.md."""
+"""`make bench [ARGS=...]`: run the benchmarks, print one line per part, update the docs."""
 
 from __future__ import annotations
 

@@ -143,7 +143,8 @@ def run(count: int = 30_000, runs: int = 3, rank_runs: int = 20) -> Result:
         p50, p99 = percentile(times, 50), percentile(times, 99)
         marks.append(check(missed, p99 < RANK_SECONDS, f"ranking p99 {ms(p99)}"))
         figures += (f"; ranking a job ad p50 {ms(p50)} p99 {ms(p99)} (index built once in "
-                    f"{ranked['index_seconds']:.2f} s, peak {ranked['peak_with_index_mb']:.0f} MB)")
+                    f"{ranked['index_seconds']:.2f} s, peak "
+                    f"{ranked['peak_with_index_mb']:.0f} MB)")
         rank_target = f"ranking < 50 ms ({marks[2]})"
     targets = f"load < 3 s ({marks[0]}), peak < 300 MB ({marks[1]}), {rank_target}"
     how = (f"{runs} loads in fresh processes after 1 warm-up load (excluded); ranking: "

@@ -86,8 +86,9 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     _, _, right, explanation = QUESTIONS[int(index)]
     correct = chosen == right
     await query.answer("✅ Right!" if correct else f"❌ The answer is {right.upper()}.")
+    mark = "✅" if correct else "❌"
     await query.edit_message_text(
-        f"{question_text(int(index))}\n\nYour answer: {chosen.upper()} {'✅' if correct else '❌'}")
+        f"{question_text(int(index))}\n\nYour answer: {chosen.upper()} {mark}")
     await update.effective_chat.send_message(
         f"{'✅ Right!' if correct else '❌ The answer is ' + right.upper() + '.'}\n\n"
         f"{html.escape(explanation)}")

@@ -115,7 +115,8 @@ async def wait_ready(fake: FakeTelegram, process: asyncio.subprocess.Process, lo
     while not fake.stats.calls["getUpdates"]:  # counted when the (long) poll arrives
         if process.returncode is not None or time.monotonic() > deadline:
             tail = log.read_text(errors="replace")[-2000:]  # noqa: ASYNC240 - once, on failure
-            raise RuntimeError(f"the bot did not start polling (exit {process.returncode}):\n{tail}")
+            raise RuntimeError(
+                f"the bot did not start polling (exit {process.returncode}):\n{tail}")
         await asyncio.sleep(0.05)
 
 
@@ -219,8 +220,8 @@ async def measure(load: Load) -> Result:
              check(missed, cpu <= 2.0, f"CPU per answer {cpu:.2f}x the baseline"),
              check(missed, coach["p99"] < 1.0, f"tap p99 {ms(coach['p99'])}"))
     figures = (f"{describe('coach', coach)}; {describe('baseline', base)}; ratios: throughput "
-               f"{throughput:.2f}x, CPU/answer {cpu:.2f}x, the baseline's tap p99 is {faster:.1f}x "
-               "the coach's")
+               f"{throughput:.2f}x, CPU/answer {cpu:.2f}x, the baseline's tap p99 is "
+               f"{faster:.1f}x the coach's")
     targets = (f"throughput >= 0.8x ({marks[0]}), CPU/answer <= 2x ({marks[1]}), "
                f"tap p99 < 1 s while sends are saturated ({marks[2]})")
     how = (f"{load.users} users x {load.answers} answers in private chats, {load.runs} run(s) "
