@@ -140,8 +140,8 @@ async def measure(count: int, runs: int, drain_seconds: float, batches: int,
              check(missed, rate >= 0.9 * (CAP - 1), f"drain {rate:.1f}/s"))
     whole = count / rate if rate else float("nan")
     figures = (f"{count:,} reminders due in the same minute: due query (first {BATCH} on the "
-               f"index) p50 {ms(p50)} p99 {ms(p99)}; claiming a batch (query, settle, mark sent) p50 "
-               f"{ms(percentile(claims, 50))} p99 {ms(percentile(claims, 99))}, peak Python "
+               f"index) p50 {ms(p50)} p99 {ms(p99)}; claiming a batch (query, settle, mark "
+               f"sent) p50 {ms(percentile(claims, 50))} p99 {ms(percentile(claims, 99))}, peak Python "
                f"memory {peak / 2**20:.1f} MiB; drain {rate:.1f} reminders/s (most in any "
                f"second: {max(d['max_per_second'] for d in drains)}), {too_many} x 429, bot "
                f"peak RSS {rss:.0f} MB; all {count:,} in "
