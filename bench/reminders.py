@@ -141,8 +141,8 @@ async def measure(count: int, runs: int, drain_seconds: float, batches: int,
     whole = count / rate if rate else float("nan")
     figures = (f"{count:,} reminders due in the same minute: due query (first {BATCH} on the "
                f"index) p50 {ms(p50)} p99 {ms(p99)}; claiming a batch (query, settle, mark "
-               f"sent) p50 {ms(percentile(claims, 50))} p99 {ms(percentile(claims, 99))}, peak Python "
-               f"memory {peak / 2**20:.1f} MiB; drain {rate:.1f} reminders/s (most in any "
+               f"sent) p50 {ms(percentile(claims, 50))} p99 {ms(percentile(claims, 99))}, "
+               f"peak Python memory {peak / 2**20:.1f} MiB; drain {rate:.1f} reminders/s (most in any "
                f"second: {max(d['max_per_second'] for d in drains)}), {too_many} x 429, bot "
                f"peak RSS {rss:.0f} MB; all {count:,} in "
                + (f"{whole / 60:.0f} min" if whole >= 120 else f"{whole:.0f} s"))
