@@ -146,7 +146,7 @@ def write_docs(results: Sequence[Result], command: str, path: Path = DOCS,
     for result in results:
         previous[result.part] = "| " + " | ".join(_escape(c) for c in (
             TITLES[result.part], result.figures, result.targets, result.verdict,
-            f"{when}, {rev}")) + " |"
+            f"{when}, {rev}" + (f"; {result.how}" if result.how else ""))) + " |"
     lines = [
         "# Benchmarks",
         "",
@@ -157,7 +157,7 @@ def write_docs(results: Sequence[Result], command: str, path: Path = DOCS,
         f"Machine of the latest run: {machine()}"
         + (f"; load average {load:.1f} when it started." if load is not None else "."),
         "",
-        "| part | figures | targets | verdict | measured |",
+        "| part | figures | targets | verdict | measured (when, commit; how) |",
         "|---|---|---|---|---|",
         *(previous[p] for p in PARTS if p in previous),
         "",
