@@ -132,7 +132,7 @@ def run(count: int = 30_000, runs: int = 3, rank_runs: int = 20) -> Result:
     missed: list[str] = []
     marks = [check(missed, seconds < LOAD_SECONDS, f"load {seconds:.2f} s"),
              check(missed, peak < LOAD_MB, f"peak memory {peak:.0f} MB")]
-    figures = (f"{written} questions loaded and validated in {seconds:.2f} s (median), peak "
+    figures = (f"{written:,} questions loaded and validated in {seconds:.2f} s (median), peak "
                f"memory {peak:.0f} MB (the interpreter with imports: {base:.0f} MB)")
     ranked = next((x for x in loads if "rank" in x), None)
     if ranked is None:

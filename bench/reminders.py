@@ -145,7 +145,7 @@ async def measure(count: int, runs: int, drain_seconds: float, batches: int,
         f"{count:,} reminders due in the same minute: due query (first {BATCH} on the index) "
         f"p50 {ms(p50)} p99 {ms(p99)}; claiming a batch (query, settle, mark sent) p50 "
         f"{ms(percentile(claims, 50))} p99 {ms(percentile(claims, 99))}, peak Python memory "
-        f"{peak / 2**20:.1f} MiB; drain {rate:.1f} reminders/s (most in any second: {busiest}), "
+        f"{peak / 1024:.0f} KiB; drain {rate:.1f} reminders/s (most in any second: {busiest}), "
         f"{too_many} x 429, bot peak RSS {rss:.0f} MB; all {count:,} in {took}")
     targets = (f"due query p99 < 10 ms ({marks[0]}), zero 429s ({marks[1]}), drain at the "
                f"cap >= {0.9 * (CAP - 1):.0f}/s ({marks[2]})")
