@@ -69,7 +69,7 @@ def ms(seconds: float) -> str:
     if seconds >= 1:
         return f"{seconds:.2f} s"
     value = seconds * 1000
-    return f"{value:.2f} ms" if value < 10 else f"{value:.0f} ms"
+    return f"{value:.2f} ms" if value < 100 else f"{value:.0f} ms"
 
 
 def check(missed: list[str], ok: bool, description: str) -> str:
