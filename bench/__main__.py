@@ -6,6 +6,7 @@ import argparse
 import shlex
 import sys
 import time
+import traceback
 from pathlib import Path
 
 from bench.report import DOCS, PARTS, ROOT, Result, load_average, write_docs
@@ -71,7 +72,11 @@ def main(argv: list[str]) -> int:
     results = []
     for part in parts:
         started = time.monotonic()
-        result = run_part(part, args)
+        try:
+            result = run_part(part, args)
+        except Exception as exc:  # one broken part must not cost the others their figures
+            traceback.print_exc()
+            result = Result(part, f"failed: {type(exc).__name__}: {exc}", "-", None)
         print(result.line(), flush=True)
         print(f"  ({part} took {time.monotonic() - started:.0f} s)", file=sys.stderr, flush=True)
         results.append(result)

@@ -46,7 +46,7 @@ async def round_taps(path: Path, bank, *, users: int, samples: int,
         taps, cpu = [], []
         for index in range(samples + 50):  # the first 50 are warm-up
             if index % 200 == 0:  # a fresh round (own group) every 200 taps
-                chat_id = -1_000_000 - index
+                chat_id = -1_000_000_000 - seed * 100_000 - index  # new groups each run
                 started = await rounds.create_round(
                     db, chat_id=chat_id, started_by=1, language="en", seconds=30,
                     question_ids=[q.id for q in questions], now=int(now.timestamp()))
