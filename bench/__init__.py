@@ -1,1 +1,3 @@
-"""Benchmarks that back the figures in the README (`python -m bench.<name>`)."""
+"""Benchmarks that back the figures in the README: `make bench` (python -m bench) runs the bot
+against a bare PTB baseline, storage, bank and reminders; some modules also run alone
+(`python -m bench.<name>`)."""
