@@ -98,3 +98,27 @@ def build_application(settings: Settings, *, bank: Bank | None = None,
     help_feature.register_fallbacks(app)
     app.add_error_handler(error_handler)
     return app
+
+
+async def start_polling_app(app: Application, *, poll_seconds: int = 10) -> None:
+    """What run_polling does, but on the caller's event loop (the playground and the tests
+    run the emulator on the same loop)."""
+    await app.initialize()
+    if app.post_init:
+        await app.post_init(app)
+    assert app.updater is not None
+    await app.updater.start_polling(poll_interval=0, timeout=poll_seconds)
+    await app.start()
+
+
+async def stop_app(app: Application) -> None:
+    """The reverse of start_polling_app, as run_polling does it on exit."""
+    if app.updater is not None and app.updater.running:
+        await app.updater.stop()
+    if app.running:
+        await app.stop()
+    if app.post_stop:
+        await app.post_stop(app)
+    await app.shutdown()
+    if app.post_shutdown:
+        await app.post_shutdown(app)

@@ -15,10 +15,8 @@ import tempfile
 import webbrowser
 from pathlib import Path
 
-from telegram.ext import Application
-
 from bot import ratelimit
-from bot.app import build_application
+from bot.app import build_application, start_polling_app, stop_app
 from bot.emulator import FakeTelegram, FakeUser
 from bot.logs import setup_logging
 from bot.main import checked_bank, load_settings
@@ -71,29 +69,6 @@ def play_settings(fake: FakeTelegram, database: Path, questions: Path | None,
     return settings.model_copy(update={"admin_ids": settings.admin_ids | admins})
 
 
-async def start_bot(app: Application) -> None:
-    """What run_polling does, on our event loop (the emulator runs on the same one)."""
-    await app.initialize()
-    if app.post_init:
-        await app.post_init(app)
-    assert app.updater is not None
-    await app.updater.start_polling(poll_interval=0, timeout=10)
-    await app.start()
-
-
-async def stop_bot(app: Application) -> None:
-    assert app.updater is not None
-    if app.updater.running:
-        await app.updater.stop()
-    if app.running:
-        await app.stop()
-    if app.post_stop:
-        await app.post_stop(app)
-    await app.shutdown()
-    if app.post_shutdown:
-        await app.post_shutdown(app)
-
-
 async def serve(args: argparse.Namespace, database: Path) -> int:
     fake = FakeTelegram(bot_username=BOT_USERNAME, bot_name=BOT_NAME, rate_limits=args.flood_limits,
                         host=args.host, port=args.port)
@@ -119,7 +94,7 @@ async def _run_bot(fake: FakeTelegram, args: argparse.Namespace, database: Path,
         return 1
     fake.listeners.append(_print_violation)
     app = build_application(settings, bank=bank, rate_limiter=ratelimit.limiter())
-    await start_bot(app)
+    await start_polling_app(app, poll_seconds=10)
     url = f"http://{args.host}:{fake.port}/play/"
     spec = "checked against the Bot API spec" if fake.spec else "spec file not found: limits only"
     print(f"Playground: {url}", flush=True)
@@ -131,7 +106,7 @@ async def _run_bot(fake: FakeTelegram, args: argparse.Namespace, database: Path,
     try:
         await _until_stopped()
     finally:
-        await stop_bot(app)
+        await stop_app(app)
     return 0
 
 

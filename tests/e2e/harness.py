@@ -9,7 +9,7 @@ from pathlib import Path
 from telegram.ext import Application
 
 from bot import ratelimit
-from bot.app import build_application
+from bot.app import build_application, start_polling_app, stop_app
 from bot.emulator import FakeTelegram
 from bot.settings import Settings
 from questions.loader import Bank
@@ -45,11 +45,7 @@ class BotRunner:
             # Tests check the fake's limits separately; here the limiter must never slow them.
             rate_limiter=self.rate_limiter(),
             polling_timeout=1)
-        await app.initialize()
-        if app.post_init:
-            await app.post_init(app)
-        await app.updater.start_polling(poll_interval=0, timeout=1)
-        await app.start()
+        await start_polling_app(app, poll_seconds=1)
         self.app = app
         return app
 
@@ -57,15 +53,7 @@ class BotRunner:
         app, self.app = self.app, None
         if app is None:
             return
-        if app.updater.running:
-            await app.updater.stop()
-        if app.running:
-            await app.stop()
-        if app.post_stop:
-            await app.post_stop(app)
-        await app.shutdown()
-        if app.post_shutdown:
-            await app.post_shutdown(app)
+        await stop_app(app)
 
     async def restart(self) -> Application:
         await self.stop()
