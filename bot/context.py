@@ -1,4 +1,5 @@
-"""The typed handler context: shared objects as properties instead of bot_data lookups."""
+"""The typed handler context: shared objects as properties instead of bot_data lookups, and the
+user of the update with a text function bound to their language (set by `load_user`)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,22 @@ from telegram.ext import Application, CallbackContext, ExtBot
 
 if TYPE_CHECKING:
     from bot.services import Services
+    from storage.users import User
 
 
 class CoachContext(CallbackContext[ExtBot, dict, dict, dict]):
-    """Everything a handler needs arrives through the context."""
+    """Everything a handler needs arrives through the context.
+
+    PTB builds one context per update and passes it to every handler group, so what the
+    user loader (handlers/user_context.py, an early group) puts here is there for the feature
+    handlers: `context.user`, `context.lang` and `context.t(key, **args)`.
+    """
 
     def __init__(self, application: Application, chat_id: int | None = None,
                  user_id: int | None = None) -> None:
         super().__init__(application=application, chat_id=chat_id, user_id=user_id)
+        self._user: User | None = None
+        self.lang: str = "en"
 
     @property
     def services(self) -> Services:
@@ -25,6 +34,26 @@ class CoachContext(CallbackContext[ExtBot, dict, dict, dict]):
     @property
     def rng(self) -> random.Random:
         return self.services.rng
+
+    @property
+    def user(self) -> User:
+        """The stored sender of this update (every update with a sender has one)."""
+        if self._user is None:
+            raise LookupError("this update has no user (no effective_user)")
+        return self._user
+
+    @property
+    def has_user(self) -> bool:
+        return self._user is not None
+
+    def set_user(self, user: User, lang: str) -> None:
+        """The update's user and their language; called again after a change of language."""
+        self._user = user
+        self.lang = lang
+
+    def t(self, key: str, /, **args: object) -> str:
+        """The text `key` in the user's language."""
+        return self.services.texts.t(self.lang, key, **args)
 
 
 def services_of(app: Application[Any, Any, Any, Any, Any, Any]) -> Services:

@@ -17,20 +17,8 @@ from telegram import (
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.context import CoachContext
-from storage.users import User, ensure_user
 
 log = logging.getLogger(__name__)
-
-
-async def current_user(update: Update, context: CoachContext) -> tuple[User, str]:
-    """The stored user (created on first contact) and the language to talk to them in."""
-    services = context.services
-    tg_user = update.effective_user
-    assert tg_user is not None
-    guess = services.language_for(None, tg_user.language_code)
-    user = await ensure_user(services.db, user_id=tg_user.id, first_name=tg_user.first_name or "",
-                             language=guess, now=int(services.now().timestamp()))
-    return user, services.language_for(user.language, tg_user.language_code)
 
 
 def keyboard(rows: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup:

@@ -20,7 +20,6 @@ from domain import interview as plan
 from domain import streaks
 from domain.grading import grade
 from handlers.common import (
-    current_user,
     edit_or_ignore,
     first_tap,
     keyboard,
@@ -146,21 +145,20 @@ async def start_or_resume(update: Update, context: CoachContext, user: User, lan
 
 async def interview_command(update: Update, context: CoachContext) -> None:
     """/interview [stop]"""
-    user, lang = await current_user(update, context)
-    texts = context.services.texts
+    user, lang = context.user, context.lang
     if update.effective_chat.type != ChatType.PRIVATE:
-        await reply(update, texts.t(lang, "interview-private-only"))
+        await reply(update, context.t("interview-private-only"))
         return
     arg = context.args[0].lower() if context.args else ""
     if arg not in ("", "stop"):
-        await reply(update, texts.t(lang, "interview-usage"))
+        await reply(update, context.t("interview-usage"))
         return
     if arg != "stop":
         await start_or_resume(update, context, user, lang)
         return
     interview, _ = await ongoing(context, user.user_id)
     if interview is None:
-        await reply(update, texts.t(lang, "interview-none-running"))
+        await reply(update, context.t("interview-none-running"))
         return
     await stop(update, context, interview, lang)
 
@@ -192,33 +190,32 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
     """A tap on A/B/C/D during an interview: store it, say "recorded", ask the next question."""
     query = update.callback_query
     services = context.services
-    texts = services.texts
     data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     interview_id = small_int(data.arg(0)) if data else None
     position = small_int(data.arg(1)) if data else None
     interview = (await store.get_interview(services.db, interview_id=interview_id)
                  if interview_id is not None else None)
     if interview is None or position is None or query.message is None:
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return
     if interview.user_id != user.user_id:
-        await query.answer(texts.t(lang, "toast-not-yours"))
+        await query.answer(context.t("toast-not-yours"))
         return
     now = services.now()
     if interview.status == store.ACTIVE and plan.is_expired(interview.started_at, now):
         await store.end_interview(services.db, interview_id=interview.id, status="expired", now=now)
-        await query.answer(texts.t(lang, "toast-interview-expired"), show_alert=True)
+        await query.answer(context.t("toast-interview-expired"), show_alert=True)
         await remove_buttons(query.message)
         return
     if interview.status != store.ACTIVE:
-        await query.answer(texts.t(lang, "toast-interview-over"))
+        await query.answer(context.t("toast-interview-over"))
         return
     question_id = interview.question_ids[position] if position < interview.total else None
     question = services.bank.questions.get(question_id or "")
     choice = grade(question, data.arg(2)) if question else None
     if choice is None:
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return
     asked = interview.asked_at_ms if interview.position == position else None
     recorded = await store.record_interview_answer(
@@ -232,12 +229,12 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
             elapsed_ms=max(millis(now) - asked, 0) if asked is not None else None),
         today=streaks.local_day(now, streaks.zone(user.timezone, user.language)))
     if recorded is None:
-        await query.answer(texts.t(lang, "toast-already-answered"))
+        await query.answer(context.t("toast-already-answered"))
         return
-    await query.answer(texts.t(lang, "toast-recorded"))
+    await query.answer(context.t("toast-recorded"))
     await edit_or_ignore(query.message, render.question_html(
         question, lang, header=question_header(context, question, lang))
-        + "\n\n" + texts.t(lang, "interview-recorded", number=position + 1,
+        + "\n\n" + context.t("interview-recorded", number=position + 1,
                            total=interview.total, chosen=render.option_label(choice.chosen)))
     after = await store.get_interview(services.db, interview_id=interview.id)
     await ask_current(update, context, after, lang)
@@ -342,9 +339,8 @@ async def interview_button(update: Update, context: CoachContext) -> None:
     """Stop, `Review my mistakes` / `Next mistake`, and `New interview`."""
     query = update.callback_query
     services = context.services
-    texts = services.texts
     data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     action = data.arg(0) if data else ""
     interview_id = small_int(data.arg(1)) if data else None
     if action == NEW:
@@ -355,21 +351,21 @@ async def interview_button(update: Update, context: CoachContext) -> None:
     interview = (await store.get_interview(services.db, interview_id=interview_id)
                  if interview_id is not None else None)
     if interview is None or action not in (STOP, MISTAKES):
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return
     if interview.user_id != user.user_id:
-        await query.answer(texts.t(lang, "toast-not-yours"))
+        await query.answer(context.t("toast-not-yours"))
         return
     if action == STOP:
         if interview.status != store.ACTIVE:
-            await query.answer(texts.t(lang, "toast-interview-over"))
+            await query.answer(context.t("toast-interview-over"))
             return
-        await query.answer(texts.t(lang, "toast-interview-stopped"))
+        await query.answer(context.t("toast-interview-stopped"))
         await stop(update, context, interview, lang)
         return
     index = small_int(data.arg(2))
     if index is None:
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return
     await query.answer()
     if not first_tap(context, query):

@@ -16,7 +16,6 @@ from bot.services import Services
 from domain import progress, review, streaks
 from domain.grading import Grade, grade
 from handlers.common import (
-    current_user,
     edit_or_ignore,
     first_tap,
     keyboard,
@@ -105,7 +104,7 @@ async def ask(update: Update, context: CoachContext, user: User, lang: str,
 
 async def quiz(update: Update, context: CoachContext) -> None:
     """/quiz [topic]"""
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     topic = context.args[0].lower() if context.args else None
     if topic and user.field and context.services.bank.topic(user.field, topic) is None:
         bank = context.services.bank
@@ -122,7 +121,7 @@ async def next_question(update: Update, context: CoachContext) -> None:
     query = update.callback_query
     await query.answer()
     data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     if not first_tap(context, query):
         return  # a double tap on the same Next button asks once
     await remove_buttons(query.message)
@@ -150,15 +149,14 @@ async def grade_tap(update: Update, context: CoachContext, *, question_key: str,
     """
     query = update.callback_query
     services = context.services
-    texts = services.texts
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     question = services.bank.by_key.get(question_key)
     choice = grade(question, option) if question else None
     if choice is None or query.message is None:
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return None
     if owner and owner != str(user.user_id):
-        await query.answer(texts.t(lang, "toast-not-yours"))
+        await query.answer(context.t("toast-not-yours"))
         return None
     now = services.now()
     tz = streaks.zone(user.timezone, user.language)
@@ -172,14 +170,14 @@ async def grade_tap(update: Update, context: CoachContext, *, question_key: str,
         elapsed_ms=max(elapsed, 0) if elapsed is not None else None,
     ), today=streaks.local_day(now, tz))
     if not recorded.inserted:
-        await query.answer(texts.t(lang, "toast-already-answered"))
+        await query.answer(context.t("toast-already-answered"))
         return None
     right = render.option_label(question.correct)
     chosen = render.option_label(choice.chosen)
-    await query.answer(texts.t(lang, "toast-correct") if choice.is_correct
-                       else texts.t(lang, "toast-wrong", right=right))
-    result_line = (texts.t(lang, "graded-right", chosen=chosen) if choice.is_correct
-                   else texts.t(lang, "graded-wrong", chosen=chosen, right=right))
+    await query.answer(context.t("toast-correct") if choice.is_correct
+                       else context.t("toast-wrong", right=right))
+    result_line = (context.t("graded-right", chosen=chosen) if choice.is_correct
+                   else context.t("graded-wrong", chosen=chosen, right=right))
     await edit_or_ignore(query.message, render.graded_html(
         question, lang, header=question_header(context, question, lang), chosen=choice.chosen,
         result_line=result_line))

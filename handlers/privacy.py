@@ -9,7 +9,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
 from bot import callbacks
 from bot.context import CoachContext
-from handlers.common import current_user, edit_or_ignore, keyboard, reply
+from handlers.common import edit_or_ignore, keyboard, reply
 from storage.privacy import erase_user
 
 log = logging.getLogger(__name__)
@@ -18,12 +18,10 @@ COMMANDS = ("deleteme",)
 
 async def deleteme(update: Update, context: CoachContext) -> None:
     """/deleteme: ask first; nothing is erased without the tap."""
-    _, lang = await current_user(update, context)
-    texts = context.services.texts
     owner = update.effective_user.id
-    await reply(update, texts.t(lang, "deleteme-confirm"), keyboard([[
-        (texts.t(lang, "deleteme-yes"), callbacks.encode(callbacks.DELETE_ME, "yes", owner)),
-        (texts.t(lang, "deleteme-no"), callbacks.encode(callbacks.DELETE_ME, "no", owner)),
+    await reply(update, context.t("deleteme-confirm"), keyboard([[
+        (context.t("deleteme-yes"), callbacks.encode(callbacks.DELETE_ME, "yes", owner)),
+        (context.t("deleteme-no"), callbacks.encode(callbacks.DELETE_ME, "no", owner)),
     ]]))
 
 

@@ -16,7 +16,7 @@ from bot import callbacks
 from bot.context import CoachContext, services_of
 from domain import review
 from handlers import practice
-from handlers.common import current_user, first_tap, keyboard, remove_buttons, reply
+from handlers.common import first_tap, keyboard, remove_buttons, reply
 from questions import render
 from storage import review as store
 from storage.users import User
@@ -56,9 +56,9 @@ async def serve_review(update: Update, context: CoachContext, user: User, lang: 
 
 async def review_command(update: Update, context: CoachContext) -> None:
     """/review"""
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     if update.effective_chat.type != ChatType.PRIVATE:
-        await reply(update, context.services.texts.t(lang, "review-private-only"))
+        await reply(update, context.t("review-private-only"))
         return
     await serve_review(update, context, user, lang)
 
@@ -71,7 +71,7 @@ async def review_button(update: Update, context: CoachContext) -> None:
         await receive_review_answer(update, context, data)
         return
     await query.answer()
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     if not first_tap(context, query):
         return
     await remove_buttons(query.message)
