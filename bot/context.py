@@ -4,9 +4,12 @@ user of the update with a text function bound to their language (set by `load_us
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from telegram.ext import Application, CallbackContext, ExtBot
+
+from domain.flood import FloodGuard
 
 if TYPE_CHECKING:
     from bot.services import Services
@@ -35,6 +38,20 @@ class CoachContext(CallbackContext[ExtBot, dict, dict, dict]):
     def rng(self) -> random.Random:
         return self.services.rng
 
+    # Per-Application state, never module globals: a second Application in the same process
+    # (tests, the playground) starts with its own.
+    @property
+    def recent_edits(self) -> RecentEdits:
+        return self.bot_data.setdefault("recent_edits", RecentEdits())
+
+    @property
+    def handled_buttons(self) -> set[tuple[int, int, str | None]]:
+        return self.bot_data.setdefault("handled_buttons", set())
+
+    @property
+    def flood_guard(self) -> FloodGuard:
+        return self.bot_data.setdefault("flood_guard", FloodGuard())
+
     @property
     def user(self) -> User:
         """The stored sender of this update (every update with a sender has one)."""
@@ -54,6 +71,24 @@ class CoachContext(CallbackContext[ExtBot, dict, dict, dict]):
     def t(self, key: str, /, **args: object) -> str:
         """The text `key` in the user's language."""
         return self.services.texts.t(self.lang, key, **args)
+
+
+class RecentEdits:
+    """What the bot last wrote into each message it edited, for the newest `limit` messages."""
+
+    def __init__(self, limit: int = 20_000) -> None:
+        self.limit = limit
+        self._content: OrderedDict[tuple[int, int], str] = OrderedDict()
+
+    def remember(self, where: tuple[int, int], content: str) -> bool:
+        """False when `where` already shows `content` (the edit would be refused)."""
+        if self._content.get(where) == content:
+            return False
+        self._content[where] = content
+        self._content.move_to_end(where)
+        if len(self._content) > self.limit:
+            self._content.popitem(last=False)
+        return True
 
 
 def services_of(app: Application[Any, Any, Any, Any, Any, Any]) -> Services:

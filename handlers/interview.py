@@ -38,11 +38,6 @@ COMMANDS = ("interview",)
 STOP, MISTAKES, NEW = "s", "m", "n"
 
 
-def small_int(text: str) -> int | None:
-    """A button's number argument, or None if it is not one SQLite could hold (a forged button)."""
-    return int(text) if text.isdigit() and len(text) <= 12 else None
-
-
 def millis(moment: datetime) -> int:
     return int(moment.timestamp() * 1000)
 
@@ -77,11 +72,11 @@ async def ask_current(update: Update, context: CoachContext, interview: store.In
     texts = services.texts
     header = (interview_header(context, interview, lang) + "\n"
               + question_header(context, question, lang))
-    buttons = [(render.option_label(key), callbacks.encode(
-        callbacks.INTERVIEW_ANSWER, interview.id, interview.position, key))
-        for key in question.option_keys]
+    buttons = [(render.option_label(key),
+                callbacks.InterviewAnswer(interview.id, interview.position, key).encode())
+               for key in question.option_keys]
     markup = keyboard([buttons, [(texts.t(lang, "button-stop-interview"),
-                                  callbacks.encode(callbacks.INTERVIEW, STOP, interview.id))]])
+                                  callbacks.InterviewAction(STOP, interview.id).encode())]])
     message = await reply(update, render.question_html(question, lang, header=header), markup)
     if message is not None:
         await store.mark_asked(services.db, interview_id=interview.id,
@@ -190,13 +185,11 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
     """A tap on A/B/C/D during an interview: store it, say "recorded", ask the next question."""
     query = update.callback_query
     services = context.services
-    data = callbacks.decode(query.data)
+    data = callbacks.InterviewAnswer.parse(query.data)
     user, lang = context.user, context.lang
-    interview_id = small_int(data.arg(0)) if data else None
-    position = small_int(data.arg(1)) if data else None
-    interview = (await store.get_interview(services.db, interview_id=interview_id)
-                 if interview_id is not None else None)
-    if interview is None or position is None or query.message is None:
+    interview = (await store.get_interview(services.db, interview_id=data.interview_id)
+                 if data is not None else None)
+    if data is None or interview is None or query.message is None:
         await query.answer(context.t("toast-expired"))
         return
     if interview.user_id != user.user_id:
@@ -211,9 +204,10 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
     if interview.status != store.ACTIVE:
         await query.answer(context.t("toast-interview-over"))
         return
+    position = data.position
     question_id = interview.question_ids[position] if position < interview.total else None
     question = services.bank.questions.get(question_id or "")
-    choice = grade(question, data.arg(2)) if question else None
+    choice = grade(question, data.option) if question else None
     if choice is None:
         await query.answer(context.t("toast-expired"))
         return
@@ -232,7 +226,7 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
         await query.answer(context.t("toast-already-answered"))
         return
     await query.answer(context.t("toast-recorded"))
-    await edit_or_ignore(query.message, render.question_html(
+    await edit_or_ignore(context, query.message, render.question_html(
         question, lang, header=question_header(context, question, lang))
         + "\n\n" + context.t("interview-recorded", number=position + 1,
                            total=interview.total, chosen=render.option_label(choice.chosen)))
@@ -284,7 +278,7 @@ async def send_report(update: Update, context: CoachContext, interview: store.In
     """The report with `Review my mistakes` and `New interview`, or a note if nothing was answered."""
     services = context.services
     texts = services.texts
-    new_button = (texts.t(lang, "button-new-interview"), callbacks.encode(callbacks.INTERVIEW, NEW))
+    new_button = (texts.t(lang, "button-new-interview"), callbacks.InterviewAction(NEW).encode())
     results = await store.interview_results(services.db, interview_id=interview.id)
     if not results:
         await reply(update, texts.t(lang, "interview-stopped-empty"), keyboard([[new_button]]))
@@ -296,7 +290,7 @@ async def send_report(update: Update, context: CoachContext, interview: store.In
     rows = [[new_button]]
     if report.mistakes:
         rows.insert(0, [(texts.t(lang, "button-review-mistakes", count=len(report.mistakes)),
-                         callbacks.encode(callbacks.INTERVIEW, MISTAKES, interview.id, 0))])
+                         callbacks.InterviewAction(MISTAKES, interview.id, 0).encode())])
     await reply(update, report_text(context, interview, report, lang, tz), keyboard(rows))
 
 
@@ -323,9 +317,9 @@ async def show_mistake(update: Update, context: CoachContext, interview: store.I
     explanation = render.explanation_html(question, lang)
     if index + 1 < len(mistakes):
         button = (texts.t(lang, "button-next-mistake"),
-                  callbacks.encode(callbacks.INTERVIEW, MISTAKES, interview.id, index + 1))
+                  callbacks.InterviewAction(MISTAKES, interview.id, index + 1).encode())
     else:
-        button = (texts.t(lang, "button-new-interview"), callbacks.encode(callbacks.INTERVIEW, NEW))
+        button = (texts.t(lang, "button-new-interview"), callbacks.InterviewAction(NEW).encode())
     combined = f"{graded}\n\n{explanation}"
     if plain_length(combined) <= render.MESSAGE_LIMIT:
         await reply(update, combined, keyboard([[button]]))
@@ -339,10 +333,10 @@ async def interview_button(update: Update, context: CoachContext) -> None:
     """Stop, `Review my mistakes` / `Next mistake`, and `New interview`."""
     query = update.callback_query
     services = context.services
-    data = callbacks.decode(query.data)
+    data = callbacks.InterviewAction.parse(query.data)
     user, lang = context.user, context.lang
-    action = data.arg(0) if data else ""
-    interview_id = small_int(data.arg(1)) if data else None
+    action = data.action if data else ""
+    interview_id = data.interview_id if data else None
     if action == NEW:
         await query.answer()
         if first_tap(context, query):
@@ -363,7 +357,7 @@ async def interview_button(update: Update, context: CoachContext) -> None:
         await query.answer(context.t("toast-interview-stopped"))
         await stop(update, context, interview, lang)
         return
-    index = small_int(data.arg(2))
+    index = data.index if data else None
     if index is None:
         await query.answer(context.t("toast-expired"))
         return
@@ -378,6 +372,6 @@ async def interview_button(update: Update, context: CoachContext) -> None:
 def register(app: Application) -> None:
     app.add_handler(CommandHandler("interview", interview_command))
     app.add_handler(CallbackQueryHandler(receive_interview_answer,
-                                         pattern=callbacks.pattern(callbacks.INTERVIEW_ANSWER)))
+                                         pattern=callbacks.InterviewAnswer.pattern()))
     app.add_handler(CallbackQueryHandler(interview_button,
-                                         pattern=callbacks.pattern(callbacks.INTERVIEW)))
+                                         pattern=callbacks.InterviewAction.pattern()))

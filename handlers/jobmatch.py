@@ -116,10 +116,9 @@ def result_keyboard(context: CoachContext, lang: str, match_id: int,
                     rank: int) -> InlineKeyboardMarkup:
     texts = context.services.texts
     return keyboard([
-        [(texts.t(lang, "jd-button-use"), callbacks.encode(callbacks.JOBMATCH, "u", match_id,
-                                                             rank))],
-        [(texts.t(lang, "jd-button-change"), callbacks.encode(callbacks.JOBMATCH, "c", match_id)),
-         (texts.t(lang, "jd-button-cancel"), callbacks.encode(callbacks.JOBMATCH, "x", match_id))],
+        [(texts.t(lang, "jd-button-use"), callbacks.JobMatchAction("u", match_id, rank).encode())],
+        [(texts.t(lang, "jd-button-change"), callbacks.JobMatchAction("c", match_id).encode()),
+         (texts.t(lang, "jd-button-cancel"), callbacks.JobMatchAction("x", match_id).encode())],
     ])
 
 
@@ -128,11 +127,9 @@ def field_keyboard(context: CoachContext, lang: str, match: StoredMatch) -> Inli
     bank, texts = context.services.bank, context.services.texts
     ranks = {ranked.field: rank for rank, ranked in enumerate(match.ranking)
              if ranked.field in bank.fields}
-    buttons = [(bank.field_name(field, lang), callbacks.encode(callbacks.JOBMATCH_FIELD,
-                                                               match.id, ranks[field]))
+    buttons = [(bank.field_name(field, lang), callbacks.JobMatchField(match.id, ranks[field]).encode())
                for field in sorted(ranks)]
-    cancel = (texts.t(lang, "jd-button-cancel"), callbacks.encode(callbacks.JOBMATCH, "x",
-                                                                  match.id))
+    cancel = (texts.t(lang, "jd-button-cancel"), callbacks.JobMatchAction("x", match.id).encode())
     return keyboard([*chunk(buttons, 2), [cancel]])
 
 
@@ -232,48 +229,39 @@ async def receive_ad(update: Update, context: CoachContext) -> None:
     raise ApplicationHandlerStop  # this message was the ad (or a try at one): nobody else's
 
 
-def small_int(text: str) -> int | None:
-    """A button's number, or None for anything a button of ours never carries."""
-    return int(text) if text.isdigit() and len(text) <= 12 else None
-
-
-async def pressed_match(context: CoachContext, user: User, match_id: str) -> StoredMatch | None:
+async def pressed_match(context: CoachContext, user: User, match_id: int) -> StoredMatch | None:
     """The user's ranked ad a button points at, or None (used, replaced, someone else's)."""
-    number = small_int(match_id)
-    if number is None:
-        return None
-    return await store.get_match(context.services.db, match_id=number, user_id=user.user_id)
+    return await store.get_match(context.services.db, match_id=match_id, user_id=user.user_id)
 
 
 async def jobmatch_button(update: Update, context: CoachContext) -> None:
     """`Use this`, `Change field` and `Cancel` under a ranked ad."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
+    data = callbacks.JobMatchAction.parse(query.data)
     user, lang = context.user, context.lang
-    action = data.arg(0) if data else ""
-    match = await pressed_match(context, user, data.arg(1)) if data else None
-    if match is None or action not in ("u", "c", "x"):
+    action = data.action if data else ""
+    match = await pressed_match(context, user, data.match_id) if data else None
+    if data is None or match is None:
         await query.answer(context.t("jd-toast-expired"))
     elif action == "u":
-        await use_match(update, context, user, lang, match, data.arg(2))
+        await use_match(update, context, user, lang, match, data.rank)
     elif action == "c":
         await query.answer()
-        await edit_or_ignore(query.message, context.t("jd-choose-field"),
+        await edit_or_ignore(context, query.message, context.t("jd-choose-field"),
                              field_keyboard(context, lang, match))
     else:
         await query.answer()
         await store.discard_match(context.services.db, match_id=match.id, user_id=user.user_id)
-        await edit_or_ignore(query.message, context.t("jd-cancelled"))
+        await edit_or_ignore(context, query.message, context.t("jd-cancelled"))
 
 
 async def use_match(update: Update, context: CoachContext, user: User, lang: str,
-                    match: StoredMatch, rank: str) -> None:
+                    match: StoredMatch, rank: int | None) -> None:
     """`Use this`: set field and level, start the plan, and offer the first question."""
     query = update.callback_query
     services = context.services
     texts, bank = services.texts, services.bank
-    number = small_int(rank)
-    ranked = match.at(number) if number is not None else None
+    ranked = match.at(rank) if rank is not None else None
     topics = [t for t in ranked.topics if bank.topic(ranked.field, t)] if ranked else []
     if ranked is None or ranked.field not in bank.fields or not await store.adopt_match(
             services.db, match_id=match.id, user_id=user.user_id, field=ranked.field,
@@ -286,24 +274,24 @@ async def use_match(update: Update, context: CoachContext, user: User, lang: str
     done = (texts.t(lang, "jd-plan-started", count=len(topics), **names) if topics
             else texts.t(lang, "jd-set-no-plan", **names))
     shown = query.message.text_html if query.message and query.message.text else ""
-    start = keyboard([[(texts.t(lang, "button-start-practice"), callbacks.encode(callbacks.NEXT))]])
-    await edit_or_ignore(query.message, f"{shown}\n\n{done}".strip(), start)
+    start = keyboard([[(texts.t(lang, "button-start-practice"), callbacks.Next().encode())]])
+    await edit_or_ignore(context, query.message, f"{shown}\n\n{done}".strip(), start)
 
 
 async def choose_jobmatch_field(update: Update, context: CoachContext) -> None:
     """A field picked for a ranked ad (after `Change field`, or when nothing matched)."""
     query = update.callback_query
     services = context.services
-    data = callbacks.decode(query.data)
+    data = callbacks.JobMatchField.parse(query.data)
     user, lang = context.user, context.lang
-    match = await pressed_match(context, user, data.arg(0)) if data else None
-    rank = small_int(data.arg(1)) if data else None
+    match = await pressed_match(context, user, data.match_id) if data else None
+    rank = data.rank if data else None
     ranked = match.at(rank) if match and rank is not None else None
     if match is None or ranked is None or ranked.field not in services.bank.fields:
         await query.answer(context.t("jd-toast-expired"))
         return
     await query.answer()
-    await edit_or_ignore(query.message, chosen_field_html(context, lang, match, ranked),
+    await edit_or_ignore(context, query.message, chosen_field_html(context, lang, match, ranked),
                          result_keyboard(context, lang, match.id, rank))
 
 
@@ -361,9 +349,9 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("jd", jd))
     app.add_handler(CommandHandler("plan", plan))
     app.add_handler(CallbackQueryHandler(jobmatch_button,
-                                         pattern=callbacks.pattern(callbacks.JOBMATCH)))
+                                         pattern=callbacks.JobMatchAction.pattern()))
     app.add_handler(CallbackQueryHandler(choose_jobmatch_field,
-                                         pattern=callbacks.pattern(callbacks.JOBMATCH_FIELD)))
+                                         pattern=callbacks.JobMatchField.pattern()))
     app.add_handler(MessageHandler(
         filters.ChatType.PRIVATE & ~filters.COMMAND & filters.UpdateType.MESSAGE, receive_ad),
         group=AD_GROUP)

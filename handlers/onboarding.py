@@ -16,26 +16,26 @@ LANGUAGE_CHOICES = {"en": "English", "tr": "Türkçe"}
 
 
 def language_keyboard(current: str):
-    return keyboard([[(("✓ " if code == current else "") + name, callbacks.encode(callbacks.LANGUAGE, code))
+    return keyboard([[(("✓ " if code == current else "") + name, callbacks.LanguageChoice(code).encode())
                       for code, name in LANGUAGE_CHOICES.items()]])
 
 
 def field_keyboard(context: CoachContext, lang: str, current: str | None = None):
     bank = context.services.bank
     buttons = [(("✓ " if key == current else "") + bank.field_name(key, lang),
-                callbacks.encode(callbacks.FIELD, key)) for key in sorted(bank.fields)]
+                callbacks.FieldChoice(key).encode()) for key in sorted(bank.fields)]
     return keyboard(chunk(buttons, 2))
 
 
 def level_keyboard(context: CoachContext, lang: str, current: str | None = None):
     texts = context.services.texts
     return keyboard([[(("✓ " if level == current else "") + texts.t(lang, f"level-{level}"),
-                       callbacks.encode(callbacks.LEVEL, level)) for level in LEVELS]])
+                       callbacks.LevelChoice(level).encode()) for level in LEVELS]])
 
 
 def start_keyboard(context: CoachContext, lang: str):
     return keyboard([[(context.services.texts.t(lang, "button-start-practice"),
-                       callbacks.encode(callbacks.NEXT))]])
+                       callbacks.Next().encode())]])
 
 
 def names(context: CoachContext, user: User, lang: str) -> dict[str, str]:
@@ -124,9 +124,9 @@ async def level(update: Update, context: CoachContext) -> None:
 async def choose_language(update: Update, context: CoachContext) -> None:
     """A tap on English / Türkçe."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
+    data = callbacks.LanguageChoice.parse(query.data)
     user = context.user
-    choice = data.arg(0) if data else ""
+    choice = data.language if data else ""
     if choice not in LANGUAGE_CHOICES:
         await query.answer(context.t("toast-expired"))
         return
@@ -135,7 +135,7 @@ async def choose_language(update: Update, context: CoachContext) -> None:
         return
     await update_user(context.services.db, user_id=user.user_id, language=choice)
     texts = context.services.texts
-    await edit_or_ignore(query.message,
+    await edit_or_ignore(context, query.message,
                          texts.t(choice, "choose-language", language=LANGUAGE_CHOICES[choice]),
                          language_keyboard(choice))
 
@@ -143,33 +143,33 @@ async def choose_language(update: Update, context: CoachContext) -> None:
 async def choose_field(update: Update, context: CoachContext) -> None:
     """A tap on a field button."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
+    data = callbacks.FieldChoice.parse(query.data)
     user, lang = context.user, context.lang
     bank = context.services.bank
-    choice = data.arg(0) if data else ""
+    choice = data.field_key if data else ""
     if choice not in bank.fields:
         await query.answer(context.t("toast-expired"))
         return
     await query.answer()
     await update_user(context.services.db, user_id=user.user_id, field=choice)
     user.field = choice
-    await edit_or_ignore(query.message, context.t("field-set", field=bank.field_name(choice, lang)))
+    await edit_or_ignore(context, query.message, context.t("field-set", field=bank.field_name(choice, lang)))
     await ask_next_choice(update, context, user, lang)
 
 
 async def choose_level(update: Update, context: CoachContext) -> None:
     """A tap on Junior / Mid / Senior."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
+    data = callbacks.LevelChoice.parse(query.data)
     user, lang = context.user, context.lang
-    choice = data.arg(0) if data else ""
+    choice = data.level if data else ""
     if choice not in LEVELS:
         await query.answer(context.t("toast-expired"))
         return
     await query.answer()
     await update_user(context.services.db, user_id=user.user_id, level=choice)
     user.level = choice
-    await edit_or_ignore(query.message, context.t("level-set", level=context.t(f"level-{choice}")))
+    await edit_or_ignore(context, query.message, context.t("level-set", level=context.t(f"level-{choice}")))
     await ask_next_choice(update, context, user, lang)
 
 
@@ -178,6 +178,6 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("language", language))
     app.add_handler(CommandHandler("field", field))
     app.add_handler(CommandHandler("level", level))
-    app.add_handler(CallbackQueryHandler(choose_language, pattern=callbacks.pattern(callbacks.LANGUAGE)))
-    app.add_handler(CallbackQueryHandler(choose_field, pattern=callbacks.pattern(callbacks.FIELD)))
-    app.add_handler(CallbackQueryHandler(choose_level, pattern=callbacks.pattern(callbacks.LEVEL)))
+    app.add_handler(CallbackQueryHandler(choose_language, pattern=callbacks.LanguageChoice.pattern()))
+    app.add_handler(CallbackQueryHandler(choose_field, pattern=callbacks.FieldChoice.pattern()))
+    app.add_handler(CallbackQueryHandler(choose_level, pattern=callbacks.LevelChoice.pattern()))

@@ -80,18 +80,17 @@ def status_text(context: CoachContext, user: User, lang: str,
 
 def remind_keyboard(texts: Texts, lang: str, reminder: store.Reminder | None):
     current = reminder.schedule.hhmm if reminder and reminder.on else None
-    times = [(("✓ " if t == current else "") + t, callbacks.encode(callbacks.REMINDER,
-                                                                   t.replace(":", "")))
+    times = [(("✓ " if t == current else "") + t, callbacks.ReminderChoice(t.replace(":", "")).encode())
              for t in PRESET_TIMES]
     off = (("✓ " if current is None else "") + texts.t(lang, "button-remind-off"),
-           callbacks.encode(callbacks.REMINDER, "off"))
+           callbacks.ReminderChoice("off").encode())
     return keyboard([*chunk(times, 4), [off]])
 
 
 def timezone_keyboard(names: list[str] | tuple[str, ...], current: str | None, per_row: int = 2):
     # Zone names hold "/", which callback data does not allow; no IANA name holds ".".
     buttons = [(("✓ " if name == current else "") + name,
-                callbacks.encode(callbacks.TIMEZONE, name.replace("/", "."))) for name in names]
+                callbacks.TimezoneChoice.of(name).encode()) for name in names]
     return keyboard(chunk(buttons, per_row))
 
 
@@ -101,7 +100,7 @@ def reminder_message(texts: Texts, lang: str, streak: int,
              else texts.t(lang, "reminder-nudge-start"))
     text = texts.t(lang, "reminder", streak=streak, reviews=reviews, nudge=Html(nudge))
     # The same flow as /quiz: handlers/practice.next_question asks at once.
-    markup = keyboard([[(texts.t(lang, "button-start-practice"), callbacks.encode(callbacks.NEXT))]])
+    markup = keyboard([[(texts.t(lang, "button-start-practice"), callbacks.Next().encode())]])
     return text, markup
 
 
@@ -147,10 +146,10 @@ def preset_minute(arg: str) -> int | None:
 async def choose_reminder(update: Update, context: CoachContext) -> None:
     """A tap on a time, or on Off, under /remind."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
+    data = callbacks.ReminderChoice.parse(query.data)
     user, lang = context.user, context.lang
     services, texts = context.services, context.services.texts
-    arg = data.arg(0) if data else ""
+    arg = data.value if data else ""
     minute = preset_minute(arg)
     if arg == "off":
         await store.turn_off(services.db, user_id=user.user_id, now=services.now())
@@ -168,7 +167,7 @@ async def choose_reminder(update: Update, context: CoachContext) -> None:
         await query.answer(context.t("toast-expired"))
         return
     text = status_text(context, user, lang, reminder) + "\n\n" + context.t("remind-how")
-    await edit_or_ignore(query.message, text, remind_keyboard(texts, lang, reminder))
+    await edit_or_ignore(context, query.message, text, remind_keyboard(texts, lang, reminder))
 
 
 # --- /timezone -----------------------------------------------------------------------------
@@ -216,9 +215,9 @@ async def timezone_command(update: Update, context: CoachContext) -> None:
 async def choose_timezone(update: Update, context: CoachContext) -> None:
     """A tap on a zone under /timezone (or under a suggestion)."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
+    data = callbacks.TimezoneChoice.parse(query.data)
     user, lang = context.user, context.lang
-    wanted = (data.arg(0) if data else "").replace(".", "/")
+    wanted = data.name if data else ""
     name = timezones.parse(wanted) if wanted else None
     if name is None or name != wanted:
         await query.answer(context.t("toast-expired"))
@@ -226,7 +225,7 @@ async def choose_timezone(update: Update, context: CoachContext) -> None:
     await query.answer(context.t("toast-timezone-set", zone=name))
     if name == user.timezone:
         return
-    await edit_or_ignore(query.message, await timezone_changed(context, user, lang, name))
+    await edit_or_ignore(context, query.message, await timezone_changed(context, user, lang, name))
 
 
 # --- sending -------------------------------------------------------------------------------
@@ -325,8 +324,8 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("remind", remind))
     app.add_handler(CommandHandler("timezone", timezone_command))
     app.add_handler(CallbackQueryHandler(choose_reminder,
-                                         pattern=callbacks.pattern(callbacks.REMINDER)))
+                                         pattern=callbacks.ReminderChoice.pattern()))
     app.add_handler(CallbackQueryHandler(choose_timezone,
-                                         pattern=callbacks.pattern(callbacks.TIMEZONE)))
+                                         pattern=callbacks.TimezoneChoice.pattern()))
     # Its own handler group, so a feature watching my_chat_member in groups cannot shadow it.
     app.add_handler(ChatMemberHandler(bot_blocked, ChatMemberHandler.MY_CHAT_MEMBER), group=1)

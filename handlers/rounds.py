@@ -415,14 +415,13 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
     query = update.callback_query
     services = context.services
     user = context.user
-    data = callbacks.decode(query.data)
+    data = callbacks.RoundAnswer.parse(query.data)
     chat_id = query.message.chat.id if query.message else None
-    try:
-        round_id, position, key = int(data.arg(0)), int(data.arg(1)), data.arg(2)
-    except (AttributeError, ValueError):
+    if data is None:
         await query.answer(context.t("round-toast-expired"))
         return
-    target = await store.tap_target(services.db, round_id=round_id, position=position)
+    position, key = data.position, data.option
+    target = await store.tap_target(services.db, round_id=data.round_id, position=position)
     rnd, state = target if target else (None, None)
     question = services.bank.questions.get(state.question_id) if state else None
     choice = grade(question, key) if question else None
@@ -481,7 +480,7 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("leaderboard", leaderboard_command, filters=groups))
     app.add_handler(CommandHandler(list(COMMANDS), group_only, filters=private))
     app.add_handler(CallbackQueryHandler(receive_round_answer,
-                                         pattern=callbacks.pattern(callbacks.ROUND_ANSWER)))
+                                         pattern=callbacks.RoundAnswer.pattern()))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, follow_migration),
                     group=AFTER_GROUPS)
 

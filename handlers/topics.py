@@ -39,7 +39,7 @@ async def topics(update: Update, context: CoachContext) -> None:
         else:
             lines.append(context.t("topics-line-new", topic=name))
         label = name if len(name) <= BUTTON_LABEL_CHARS else name[: BUTTON_LABEL_CHARS - 1] + "…"
-        buttons.append((label, callbacks.encode(callbacks.NEXT, total.topic)))
+        buttons.append((label, callbacks.Next(total.topic).encode()))
     lines.append("")
     lines.append(context.t("topics-hint"))
     await reply(update, "\n".join(lines), keyboard(chunk(buttons, 2)))
