@@ -13,7 +13,7 @@ import importlib.util
 import random
 import tempfile
 import time
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.report import Result, check, median, ms, not_available, percentile
@@ -33,6 +33,7 @@ async def round_taps(path: Path, bank, *, users: int, samples: int,
                      seed: int) -> tuple[list[float], list[float]]:
     """Wall-clock and CPU seconds per group-round tap: a member's first answer in a round,
     stored with the personal answer it also counts as."""
+    from services import rounds as round_flow
     from storage import rounds
     from storage.answers import NewAnswer
     from storage.db import Database
@@ -64,8 +65,8 @@ async def round_taps(path: Path, bank, *, users: int, samples: int,
                 is_correct=question.correct == "a", answered_at=int(now.timestamp()),
                 chat_id=chat_id, message_id=2 * 10**9 + index, source="group", elapsed_ms=4000)
             begin, begin_cpu = time.perf_counter(), time.process_time()
-            await rounds.record_round_answer(db, round_id=started.id, position=position,
-                                             answer=answer, points=10, today=date.today())
+            await round_flow.record_tap(db, round_id=started.id, position=position,
+                                             answer=answer, points=10)
             taps.append(time.perf_counter() - begin)
             cpu.append(time.process_time() - begin_cpu)
         return taps[50:], cpu[50:]

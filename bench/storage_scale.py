@@ -33,7 +33,8 @@ from domain import activity, review
 from handlers.practice import pick_question
 from handlers.stats import stats_text
 from questions.loader import Bank, load_bank
-from storage.answers import NewAnswer, record_answer
+from services.answers import record as record_answer
+from storage.answers import NewAnswer
 from storage.db import Database
 from storage.history import daily_tallies
 from storage.users import get_user

@@ -29,8 +29,9 @@ from handlers.common import (
 from handlers.practice import question_header
 from questions import render
 from questions.markup import plain_length
+from services import answers
+from services import interviews as interview_flow
 from storage import interviews as store
-from storage.answers import NewAnswer
 from storage.users import User, get_user
 
 log = logging.getLogger(__name__)
@@ -212,16 +213,12 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
         await query.answer(context.t("toast-expired"))
         return
     asked = interview.asked_at_ms if interview.position == position else None
-    recorded = await store.record_interview_answer(
+    recorded = await interview_flow.record_answer(
         services.db, interview=interview, position=position,
-        answer=NewAnswer(
-            user_id=user.user_id, question_id=question.id, field=question.field,
-            topic=question.topic, level=question.seniority, chosen=choice.chosen,
-            is_correct=choice.is_correct, answered_at=int(now.timestamp()),
-            chat_id=query.message.chat_id, message_id=query.message.message_id,
-            source="interview",
-            elapsed_ms=max(millis(now) - asked, 0) if asked is not None else None),
-        today=streaks.local_day(now, streaks.zone(user.timezone, user.language)))
+        answer=answers.new_answer(
+            user, question, choice, now=now, chat_id=query.message.chat_id,
+            message_id=query.message.message_id, source="interview",
+            elapsed=max(millis(now) - asked, 0) if asked is not None else None))
     if recorded is None:
         await query.answer(context.t("toast-already-answered"))
         return

@@ -13,7 +13,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 from bot import callbacks
 from bot.context import CoachContext
 from bot.services import Services
-from domain import progress, review, streaks
+from domain import progress, review
 from domain.grading import Grade, grade
 from handlers.common import (
     edit_or_ignore,
@@ -25,8 +25,10 @@ from handlers.common import (
 from questions import render
 from questions.model import Question
 from questions.selection import choose_next, plan_pool
+from services import answers
+from services.answers import Recorded
 from storage import review as review_store
-from storage.answers import NewAnswer, Recorded, record_answer, seen_questions
+from storage.answers import seen_questions
 from storage.jobmatch import plan_topics
 from storage.users import User
 
@@ -158,16 +160,11 @@ async def grade_tap(update: Update, context: CoachContext, *, question_key: str,
         await query.answer(context.t("toast-not-yours"))
         return None
     now = services.now()
-    tz = streaks.zone(user.timezone, user.language)
-    sent_at = query.message.date
-    elapsed = int((now - sent_at).total_seconds() * 1000) if isinstance(sent_at, datetime) else None
-    recorded = await record_answer(services.db, NewAnswer(
-        user_id=user.user_id, question_id=question.id, field=question.field, topic=question.topic,
-        level=question.seniority, chosen=choice.chosen, is_correct=choice.is_correct,
-        answered_at=int(now.timestamp()), chat_id=query.message.chat_id,
+    sent_at = query.message.date if isinstance(query.message.date, datetime) else None
+    recorded = await answers.record(services.db, answers.new_answer(
+        user, question, choice, now=now, chat_id=query.message.chat_id,
         message_id=query.message.message_id, source=source,
-        elapsed_ms=max(elapsed, 0) if elapsed is not None else None,
-    ), today=streaks.local_day(now, tz))
+        elapsed=answers.elapsed_ms(sent_at, now)))
     if not recorded.inserted:
         await query.answer(context.t("toast-already-answered"))
         return None

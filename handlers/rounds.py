@@ -29,8 +29,9 @@ from handlers.group_settings import DEFAULT_LEVEL, group_language, is_group_admi
 from handlers.round_messages import RoundMessages
 from questions.loader import Bank
 from questions.model import Question
+from services import answers
+from services import rounds as round_flow
 from storage import rounds as store
-from storage.answers import NewAnswer
 
 log = logging.getLogger(__name__)
 COMMANDS = ("round", "leaderboard", "stop")
@@ -434,15 +435,12 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
         await query.answer(context.t("round-toast-closed"))
         return
     elapsed = max(0, moment - (state.opened_at_ms or moment))
-    tap = await store.record_round_answer(
+    tap = await round_flow.record_tap(
         services.db, round_id=rnd.id, position=position,
-        answer=NewAnswer(
-            user_id=user.user_id, question_id=question.id, field=question.field,
-            topic=question.topic, level=question.seniority, chosen=choice.chosen,
-            is_correct=choice.is_correct, answered_at=int(now.timestamp()), chat_id=chat_id,
-            message_id=query.message.message_id, source="group", elapsed_ms=elapsed),
-        points=domain.points(choice.is_correct, elapsed, rnd.seconds),
-        today=streaks.local_day(now, streaks.zone(user.timezone, user.language)))
+        answer=answers.new_answer(user, question, choice, now=now, chat_id=chat_id,
+                                  message_id=query.message.message_id, source="group",
+                                  elapsed=elapsed),
+        points=domain.points(choice.is_correct, elapsed, rnd.seconds))
     letter = (tap.chosen or "").upper()
     if tap.outcome == "recorded":
         await query.answer(context.t("round-toast-locked", choice=letter))

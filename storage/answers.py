@@ -1,4 +1,5 @@
-"""Recording answers (once each, with their aggregates) and reading them back for selection and stats."""
+"""Answers: stored once each with their per-question and per-topic totals, and read back for
+selection and stats. The rules applied with each answer live in services/answers.py."""
 
 from __future__ import annotations
 
@@ -6,15 +7,9 @@ from dataclasses import dataclass
 from datetime import date
 
 import aiosqlite
-from fsrs import Rating
 
-from domain import streaks
 from questions.selection import Seen
-from storage import levels, review
-from storage.db import Database, fetch_one
-
-# Answers from these flows may show the level-up suggestion right away (not mid-interview).
-SUGGESTING_SOURCES = frozenset({"practice", "review"})
+from storage.db import Database
 
 
 @dataclass(frozen=True)
@@ -31,30 +26,15 @@ class NewAnswer:
     message_id: int
     source: str = "practice"
     elapsed_ms: int | None = None
+    day: date | None = None  # the user's local calendar day when they answered (their streak)
 
 
-@dataclass(frozen=True)
-class Recorded:
-    """The outcome of storing an answer; `inserted` is False for a repeat of a stored tap."""
+async def insert_answer(conn: aiosqlite.Connection, answer: NewAnswer) -> int | None:
+    """Store the answer once; its row id, or None for a repeat of a stored tap (same message).
 
-    inserted: bool
-    streak: int = 0
-    streak_best: int = 0
-    milestone: int | None = None
-    rating: Rating | None = None
-    level_up: levels.LevelUp | None = None
-
-
-async def record_answer(db: Database, answer: NewAnswer, *, today: date) -> Recorded:
-    """Store the answer and update progress, topic totals, the streak, the review card and the
-    level totals in one transaction."""
-    async with db.transaction() as conn:
-        return await insert_answer(conn, answer, today=today)
-
-
-async def insert_answer(conn: aiosqlite.Connection, answer: NewAnswer, *, today: date) -> Recorded:
-    """`record_answer` inside a transaction the caller holds (an interview moves on to its next
-    question, a group round stores the member's score, in the same one)."""
+    With its per-question progress and per-topic totals; runs in the caller's transaction
+    (services/answers.py composes it with the streak, the review card and the level totals).
+    """
     cur = await conn.execute(
         "INSERT INTO answers (user_id, question_id, field, topic, level, chosen, is_correct,"
         " answered_at, source, chat_id, message_id, elapsed_ms)"
@@ -64,7 +44,7 @@ async def insert_answer(conn: aiosqlite.Connection, answer: NewAnswer, *, today:
          answer.chosen, int(answer.is_correct), answer.answered_at, answer.source,
          answer.chat_id, answer.message_id, answer.elapsed_ms))
     if cur.rowcount == 0:
-        return Recorded(inserted=False)
+        return None
     right = int(answer.is_correct)
     await conn.execute(
         "INSERT INTO progress (user_id, question_id, attempts, correct, last_is_correct,"
@@ -78,29 +58,7 @@ async def insert_answer(conn: aiosqlite.Connection, answer: NewAnswer, *, today:
         " ON CONFLICT (user_id, field, topic) DO UPDATE SET answered = answered + 1,"
         " correct = correct + excluded.correct",
         (answer.user_id, answer.field, answer.topic, right))
-    row = await fetch_one(
-        conn, "SELECT streak_current, streak_best, last_active_day FROM users WHERE user_id = ?",
-        (answer.user_id,))
-    last = date.fromisoformat(row["last_active_day"]) if row["last_active_day"] else None
-    before = streaks.current(last, row["streak_current"], today)
-    streak, best = streaks.advance(last, row["streak_current"], row["streak_best"], today)
-    # Never move the last active day backwards (after a change to a zone further west).
-    active = max(last, today) if last else today
-    await conn.execute(
-        "UPDATE users SET answered = answered + 1, correct = correct + ?, streak_current = ?,"
-        " streak_best = ?, last_active_day = ?, group_answered = group_answered + ?"
-        " WHERE user_id = ?",
-        (right, streak, best, active.isoformat(), int(answer.source == "group"),
-         answer.user_id))
-    rating = await review.review_answer(
-        conn, answer_id=cur.lastrowid, user_id=answer.user_id, question_id=answer.question_id,
-        is_correct=answer.is_correct, answered_at=answer.answered_at,
-        elapsed_ms=answer.elapsed_ms)
-    level_up = await levels.count_level_answer(
-        conn, user_id=answer.user_id, field=answer.field, level=answer.level,
-        is_correct=answer.is_correct, may_suggest=answer.source in SUGGESTING_SOURCES)
-    return Recorded(True, streak, best, streaks.milestone_reached(before, streak), rating,
-                    level_up)
+    return cur.lastrowid
 
 
 async def seen_questions(db: Database, *, user_id: int) -> dict[str, Seen]:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 
 import aiosqlite
 
 from domain.interview import Previous, Result
-from storage.answers import NewAnswer, Recorded, insert_answer
+from storage.answers import NewAnswer
 from storage.db import Database
 
 ACTIVE = "active"
@@ -99,39 +99,27 @@ async def mark_asked(db: Database, *, interview_id: int, position: int, message_
         " AND status = 'active'", (message_id, asked_at_ms, interview_id, position))
 
 
-class _Stale(Exception):
-    """The tap is not for the current question any more: undo everything."""
+async def take_position(conn: aiosqlite.Connection, *, interview: Interview, position: int,
+                        answer: NewAnswer) -> bool:
+    """Move the interview past `position` with this answer (the last one finishes it); False
+    when that question was already answered or the interview is over (a double or late tap)."""
+    done = position + 1 >= interview.total
+    cur = await conn.execute(
+        "UPDATE interviews SET position = position + 1, answered = answered + 1,"
+        " correct = correct + ?, status = CASE WHEN ? THEN 'finished' ELSE status END,"
+        " ended_at = CASE WHEN ? THEN ? ELSE ended_at END"
+        " WHERE id = ? AND position = ? AND status = 'active'",
+        (int(answer.is_correct), done, done, answer.answered_at, interview.id, position))
+    return cur.rowcount == 1
 
 
-async def record_interview_answer(db: Database, *, interview: Interview, position: int,
-                                  answer: NewAnswer, today: date) -> Recorded | None:
-    """Store the answer (stats, review card) and move to the next question, in one transaction.
-
-    None when the question was already answered or the interview is over (a double or late tap).
-    The last answer also finishes the interview.
-    """
-    try:
-        async with db.transaction() as conn:
-            done = position + 1 >= interview.total
-            cur = await conn.execute(
-                "UPDATE interviews SET position = position + 1, answered = answered + 1,"
-                " correct = correct + ?, status = CASE WHEN ? THEN 'finished' ELSE status END,"
-                " ended_at = CASE WHEN ? THEN ? ELSE ended_at END"
-                " WHERE id = ? AND position = ? AND status = 'active'",
-                (int(answer.is_correct), done, done, answer.answered_at, interview.id, position))
-            if cur.rowcount == 0:
-                raise _Stale
-            recorded = await insert_answer(conn, answer, today=today)
-            if not recorded.inserted:
-                raise _Stale
-            await conn.execute(
-                "INSERT INTO interview_answers (interview_id, position, question_id, topic, chosen,"
-                " is_correct, elapsed_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (interview.id, position, answer.question_id, answer.topic, answer.chosen,
-                 int(answer.is_correct), answer.elapsed_ms))
-    except _Stale:
-        return None
-    return recorded
+async def add_answer(conn: aiosqlite.Connection, *, interview_id: int, position: int,
+                     answer: NewAnswer) -> None:
+    await conn.execute(
+        "INSERT INTO interview_answers (interview_id, position, question_id, topic, chosen,"
+        " is_correct, elapsed_ms) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (interview_id, position, answer.question_id, answer.topic, answer.chosen,
+         int(answer.is_correct), answer.elapsed_ms))
 
 
 async def skip_question(db: Database, *, interview_id: int, position: int, now: datetime) -> None:

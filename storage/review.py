@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import aiosqlite
-from fsrs import Card, Rating, ReviewLog
+from fsrs import Card, ReviewLog
 
-from domain import review
 from storage.db import Database, fetch_one
 
 
@@ -29,19 +28,29 @@ def card_from_row(row: aiosqlite.Row) -> Card:
     })
 
 
-async def review_answer(conn: aiosqlite.Connection, *, answer_id: int, user_id: int,
-                        question_id: str, is_correct: bool, answered_at: int,
-                        elapsed_ms: int | None) -> Rating:
-    """Review the question's card with this answer. Runs inside record_answer's transaction."""
-    pace = await fetch_one(conn, "SELECT recent_ms FROM answer_pace WHERE user_id = ?",
-                           (user_id,))
-    recent: list[int] = json.loads(pace["recent_ms"]) if pace else []
-    rating = review.rating_for(is_correct, elapsed_ms, review.median_ms(recent))
+async def recent_pace(conn: aiosqlite.Connection, *, user_id: int) -> list[int]:
+    """The user's recent answer times (ms), from which a review's speed rating is judged."""
+    row = await fetch_one(conn, "SELECT recent_ms FROM answer_pace WHERE user_id = ?", (user_id,))
+    return json.loads(row["recent_ms"]) if row else []
+
+
+async def save_pace(conn: aiosqlite.Connection, *, user_id: int, recent: list[int]) -> None:
+    await conn.execute(
+        "INSERT INTO answer_pace (user_id, recent_ms) VALUES (?, ?)"
+        " ON CONFLICT (user_id) DO UPDATE SET recent_ms = excluded.recent_ms",
+        (user_id, json.dumps(recent)))
+
+
+async def card_in(conn: aiosqlite.Connection, *, user_id: int, question_id: str) -> Card | None:
+    """The card inside a transaction the caller holds."""
     row = await fetch_one(conn, "SELECT * FROM review_cards WHERE user_id = ? AND question_id = ?",
                           (user_id, question_id))
-    now = datetime.fromtimestamp(answered_at, UTC)
-    card = card_from_row(row) if row else review.new_card(answer_id, now)
-    card, log = review.review(card, rating, now, elapsed_ms)
+    return card_from_row(row) if row else None
+
+
+async def save_review(conn: aiosqlite.Connection, *, user_id: int, question_id: str,
+                      answer_id: int, card: Card, log: ReviewLog) -> None:
+    """The card after a review, and the review's log row (tied to the answer that caused it)."""
     stored = card.to_dict()
     await conn.execute(
         "INSERT INTO review_cards (user_id, question_id, card_id, state, step, stability,"
@@ -59,12 +68,6 @@ async def review_answer(conn: aiosqlite.Connection, *, answer_id: int, user_id: 
         " VALUES (?, ?, ?, ?, ?)",
         (answer_id, entry["card_id"], entry["rating"], _seconds(entry["review_datetime"]),
          entry["review_duration"]))
-    if elapsed_ms is not None:
-        await conn.execute(
-            "INSERT INTO answer_pace (user_id, recent_ms) VALUES (?, ?)"
-            " ON CONFLICT (user_id) DO UPDATE SET recent_ms = excluded.recent_ms",
-            (user_id, json.dumps(review.remember_time(recent, elapsed_ms))))
-    return rating
 
 
 @dataclass(frozen=True)

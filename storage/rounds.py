@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from datetime import date
 from typing import Literal
 
+import aiosqlite
+
 from domain.rounds import QuestionState, Standing
-from storage.answers import NewAnswer, insert_answer
+from storage.answers import NewAnswer
 from storage.db import Database
 
 RUNNING, FINISHED, STOPPED = "running", "finished", "stopped"
@@ -159,28 +160,30 @@ class Tap:
     chosen: str | None = None
 
 
-async def record_round_answer(db: Database, *, round_id: int, position: int, answer: NewAnswer,
-                              points: int, today: date) -> Tap:
-    """Store a member's first tap and its personal answer in one transaction, unless the
-    question has closed meanwhile (the reveal closes it in a transaction of its own)."""
-    async with db.transaction() as conn:
-        # One statement for the common case (a first tap on an open question): taps come in
-        # bursts, and each round trip to SQLite's thread counts.
-        cur = await conn.execute(
-            "INSERT INTO round_answers (round_id, position, user_id, chosen, is_correct,"
-            " elapsed_ms, points, answered_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?"
-            " WHERE EXISTS (SELECT 1 FROM round_questions q JOIN rounds r ON r.id = q.round_id"
-            " WHERE q.round_id = ? AND q.position = ? AND q.closed_at_ms IS NULL"
-            " AND r.status = ?) ON CONFLICT DO NOTHING",
-            (round_id, position, answer.user_id, answer.chosen, int(answer.is_correct),
-             answer.elapsed_ms or 0, points, answer.answered_at, round_id, position, RUNNING))
-        if cur.rowcount == 1:
-            await insert_answer(conn, answer, today=today)
-            return Tap("recorded", answer.chosen)
-        rows = await conn.execute_fetchall(
-            "SELECT chosen FROM round_answers WHERE round_id = ? AND position = ?"
-            " AND user_id = ?", (round_id, position, answer.user_id))
-    return Tap("already", rows[0]["chosen"]) if rows else Tap("closed")
+async def insert_tap(conn: aiosqlite.Connection, *, round_id: int, position: int,
+                     answer: NewAnswer, points: int) -> bool:
+    """Store a member's first tap on an open question of a running round; False when they had
+    tapped already or the question has closed (the reveal closes it in its own transaction)."""
+    # One statement for the common case (a first tap on an open question): taps come in
+    # bursts, and each round trip to SQLite's thread counts.
+    cur = await conn.execute(
+        "INSERT INTO round_answers (round_id, position, user_id, chosen, is_correct,"
+        " elapsed_ms, points, answered_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?"
+        " WHERE EXISTS (SELECT 1 FROM round_questions q JOIN rounds r ON r.id = q.round_id"
+        " WHERE q.round_id = ? AND q.position = ? AND q.closed_at_ms IS NULL"
+        " AND r.status = ?) ON CONFLICT DO NOTHING",
+        (round_id, position, answer.user_id, answer.chosen, int(answer.is_correct),
+         answer.elapsed_ms or 0, points, answer.answered_at, round_id, position, RUNNING))
+    return cur.rowcount == 1
+
+
+async def earlier_tap(conn: aiosqlite.Connection, *, round_id: int, position: int,
+                      user_id: int) -> str | None:
+    """The option a member chose before on this question, if any."""
+    rows = await conn.execute_fetchall(
+        "SELECT chosen FROM round_answers WHERE round_id = ? AND position = ?"
+        " AND user_id = ?", (round_id, position, user_id))
+    return rows[0]["chosen"] if rows else None
 
 
 async def answer_count(db: Database, *, round_id: int, position: int) -> int:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from storage.db import Database
+import aiosqlite
+
+from storage.db import Database, fetch_one
 
 EDITABLE = frozenset({"first_name", "language", "field", "level", "timezone"})
 
@@ -67,3 +69,32 @@ async def update_user(db: Database, *, user_id: int, **values: str | None) -> No
     assignments = ", ".join(f"{column} = ?" for column in values)
     await db.execute(f"UPDATE users SET {assignments} WHERE user_id = ?",
                      (*values.values(), user_id))
+
+
+@dataclass(frozen=True)
+class Activity:
+    """What an answer changes on the user's row: the streak and the practice choices."""
+
+    streak_current: int
+    streak_best: int
+    last_active_day: date | None
+    field: str | None
+    level: str | None
+
+
+async def read_activity(conn: aiosqlite.Connection, *, user_id: int) -> Activity:
+    row = await fetch_one(
+        conn, "SELECT streak_current, streak_best, last_active_day, field, level FROM users"
+        " WHERE user_id = ?", (user_id,))
+    last = row["last_active_day"]
+    return Activity(row["streak_current"], row["streak_best"],
+                    date.fromisoformat(last) if last else None, row["field"], row["level"])
+
+
+async def count_answer(conn: aiosqlite.Connection, *, user_id: int, is_correct: bool,
+                       in_group: bool, streak: int, best: int, active_day: date) -> None:
+    await conn.execute(
+        "UPDATE users SET answered = answered + 1, correct = correct + ?, streak_current = ?,"
+        " streak_best = ?, last_active_day = ?, group_answered = group_answered + ?"
+        " WHERE user_id = ?",
+        (int(is_correct), streak, best, active_day.isoformat(), int(in_group), user_id))

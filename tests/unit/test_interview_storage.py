@@ -1,7 +1,8 @@
 """Interviews in SQLite: one active per user, each answer once, ending, reopening the file."""
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
+from services import interviews as interview_flow
 from storage import interviews as store
 from storage import users
 from storage.answers import NewAnswer
@@ -32,20 +33,17 @@ async def test_one_active_interview_per_user(db):
 
 async def test_each_position_is_answered_once_and_the_last_finishes(db):
     interview = await begin(db)
-    today = date(2026, 3, 10)
-    assert await store.record_interview_answer(db, interview=interview, position=0,
-                                               answer=answer("q1"), today=today)
+    assert await interview_flow.record_answer(db, interview=interview, position=0,
+                                               answer=answer("q1"))
     # A double tap on the same question (same or a re-sent message) records nothing.
-    assert await store.record_interview_answer(db, interview=interview, position=0,
-                                               answer=answer("q1", message_id=5),
-                                               today=today) is None
+    assert await interview_flow.record_answer(db, interview=interview, position=0,
+                                               answer=answer("q1", message_id=5)) is None
     interview = await store.get_interview(db, interview_id=interview.id)
     assert (interview.position, interview.answered, interview.current) == (1, 1, "q2")
-    await store.record_interview_answer(db, interview=interview, position=1,
-                                        answer=answer("q2", right=False, message_id=2),
-                                        today=today)
-    await store.record_interview_answer(db, interview=interview, position=2,
-                                        answer=answer("q3", message_id=3), today=today)
+    await interview_flow.record_answer(db, interview=interview, position=1,
+                                        answer=answer("q2", right=False, message_id=2))
+    await interview_flow.record_answer(db, interview=interview, position=2,
+                                        answer=answer("q3", message_id=3))
     done = await store.get_interview(db, interview_id=interview.id)
     assert (done.status, done.answered, done.correct) == ("finished", 3, 2)
     assert await store.active_interview(db, user_id=1) is None
@@ -60,14 +58,12 @@ async def test_each_position_is_answered_once_and_the_last_finishes(db):
 
 async def test_a_rejected_answer_leaves_no_trace(db):
     interview = await begin(db)
-    today = date(2026, 3, 10)
     # The message already holds an answer (a replayed update): the whole step is undone.
-    await store.record_interview_answer(db, interview=interview, position=0,
-                                        answer=answer("q1", message_id=7), today=today)
+    await interview_flow.record_answer(db, interview=interview, position=0,
+                                        answer=answer("q1", message_id=7))
     interview = await store.get_interview(db, interview_id=interview.id)
-    assert await store.record_interview_answer(db, interview=interview, position=1,
-                                               answer=answer("q2", message_id=7),
-                                               today=today) is None
+    assert await interview_flow.record_answer(db, interview=interview, position=1,
+                                               answer=answer("q2", message_id=7)) is None
     after = await store.get_interview(db, interview_id=interview.id)
     assert (after.position, after.answered) == (1, 1)
 
@@ -75,8 +71,8 @@ async def test_a_rejected_answer_leaves_no_trace(db):
 async def test_stopped_interview_survives_reopen_and_is_compared_with(tmp_path):
     db = await Database.open(tmp_path / "c.sqlite3")
     interview = await begin(db)
-    await store.record_interview_answer(db, interview=interview, position=0,
-                                        answer=answer("q1", right=False), today=date(2026, 3, 10))
+    await interview_flow.record_answer(db, interview=interview, position=0,
+                                        answer=answer("q1", right=False))
     await store.mark_asked(db, interview_id=interview.id, position=1, message_id=9,
                            asked_at_ms=123)
     await db.close()
@@ -100,8 +96,8 @@ async def test_erasing_a_user_takes_their_interviews_cards_and_review_logs(db):
     from storage.privacy import erase_user
 
     interview = await begin(db)
-    await store.record_interview_answer(db, interview=interview, position=0,
-                                        answer=answer("q1", right=False), today=date(2026, 3, 10))
+    await interview_flow.record_answer(db, interview=interview, position=0,
+                                        answer=answer("q1", right=False))
     await erase_user(db, user_id=1)
     for table in ("interviews", "interview_answers", "review_cards", "review_logs",
                   "answer_pace", "level_stats", "answers"):

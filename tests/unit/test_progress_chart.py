@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime, timedelta
 from bot.charts import ChartLabels, render_progress
 from domain import activity, progress
 from domain.activity import Tally
+from services import answers as recording
 from storage import answers, users
 from storage.answers import TopicTotal
 from storage.history import daily_tallies
@@ -38,7 +39,7 @@ async def test_daily_tallies_group_by_local_day(db):
     moments = [datetime(2026, 3, 10, 22, 30, tzinfo=UTC),  # 01:30 on the 11th in Istanbul
                datetime(2026, 3, 10, 12, 0, tzinfo=UTC), datetime(2026, 1, 1, tzinfo=UTC)]
     for i, moment in enumerate(moments):
-        await answers.record_answer(db, answers.NewAnswer(
+        await recording.record(db, answers.NewAnswer(
             user_id=1, question_id=f"q{i}", field="f", topic="t", level="junior", chosen="a",
             is_correct=i == 0, answered_at=int(moment.timestamp()), chat_id=1, message_id=i),
             today=moment.date())

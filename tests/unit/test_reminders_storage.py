@@ -5,6 +5,7 @@ import asyncio
 from datetime import UTC, date, datetime, timedelta
 
 from domain.reminders import Schedule
+from services import answers as recording
 from storage import answers, users
 from storage import reminders as store
 from storage.db import Database
@@ -96,7 +97,7 @@ async def test_no_reminder_on_a_day_already_practised(db):
     await user(db, 1, "tr")
     await store.save_reminder(db, user_id=1, schedule=Schedule(21 * 60), now=NOW)
     # An answer at 20:00 Istanbul, i.e. that local day.
-    await answers.record_answer(db, answers.NewAnswer(
+    await recording.record(db, answers.NewAnswer(
         user_id=1, question_id="q", field="f", topic="t", level="mid", chosen="a",
         is_correct=True, answered_at=int(utc(2026, 3, 10, 17).timestamp()), chat_id=1,
         message_id=1), today=date(2026, 3, 10))

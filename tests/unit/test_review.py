@@ -5,6 +5,7 @@ from datetime import UTC, date, datetime, timedelta
 from fsrs import Rating, State
 
 from domain import levels, review
+from services import answers as recording
 from storage import answers, users
 from storage import review as store
 
@@ -55,7 +56,7 @@ def answer(qid="q1", *, at=T0, right=True, message_id=1, ms=None, level="junior"
 
 
 async def record(db, *args, **kw):
-    return await answers.record_answer(db, answer(*args, **kw), today=date(2026, 3, 10))
+    return await recording.record(db, answer(*args, **kw), today=date(2026, 3, 10))
 
 
 async def test_every_answer_reviews_the_card_once(db):

@@ -3,6 +3,7 @@
 import asyncio
 from datetime import date
 
+from services import rounds as round_flow
 from storage import groups, rounds, users
 from storage.answers import NewAnswer
 
@@ -37,19 +38,19 @@ async def test_first_tap_counts_and_closing_refuses_later_ones(db):
     rnd = await start(db)
     await rounds.open_question(db, round_id=rnd.id, position=1, opened_at_ms=0,
                                deadline_ms=30000)
-    first = await rounds.record_round_answer(db, round_id=rnd.id, position=1, answer=tap(1),
-                                             points=140, today=TODAY)
-    again = await rounds.record_round_answer(db, round_id=rnd.id, position=1,
+    first = await round_flow.record_tap(db, round_id=rnd.id, position=1, answer=tap(1),
+                                             points=140)
+    again = await round_flow.record_tap(db, round_id=rnd.id, position=1,
                                              answer=tap(1, chosen="a", correct=False),
-                                             points=0, today=TODAY)
+                                             points=0)
     assert (first.outcome, again.outcome, again.chosen) == ("recorded", "already", "b")
-    await rounds.record_round_answer(db, round_id=rnd.id, position=1,
+    await round_flow.record_tap(db, round_id=rnd.id, position=1,
                                      answer=tap(2, chosen="a", correct=False, elapsed=100),
-                                     points=0, today=TODAY)
+                                     points=0)
     assert await rounds.close_question(db, round_id=rnd.id, position=1, now_ms=30000)
     assert not await rounds.close_question(db, round_id=rnd.id, position=1, now_ms=30001)
-    late = await rounds.record_round_answer(db, round_id=rnd.id, position=1, answer=tap(3),
-                                            points=150, today=TODAY)
+    late = await round_flow.record_tap(db, round_id=rnd.id, position=1, answer=tap(3),
+                                            points=150)
     assert late.outcome == "closed"
     results = await rounds.question_results(db, round_id=rnd.id, position=1)
     assert [(r.name, r.chosen, r.points) for r in results] == [("U2", "a", 0), ("U1", "b", 140)]
@@ -67,8 +68,7 @@ async def test_concurrent_taps_are_all_recorded_once(db):
         await users.ensure_user(db, user_id=uid, first_name=f"U{uid}", language="en", now=1)
     # Each member taps twice at once; only the first of each counts.
     outcomes = await asyncio.gather(*[
-        rounds.record_round_answer(db, round_id=rnd.id, position=1, answer=tap(uid), points=120,
-                                   today=TODAY) for uid in range(1, 201) for _ in range(2)])
+        round_flow.record_tap(db, round_id=rnd.id, position=1, answer=tap(uid), points=120) for uid in range(1, 201) for _ in range(2)])
     assert sorted(o.outcome for o in outcomes).count("recorded") == 200
     [standing] = [s for s in await rounds.round_standings(db, round_id=rnd.id) if s.user_id == 7]
     assert (standing.points, standing.right) == (120, 1)
@@ -84,8 +84,8 @@ async def test_stopped_round_refuses_taps(db):
     await rounds.open_question(db, round_id=rnd.id, position=1, opened_at_ms=0,
                                deadline_ms=30000)
     await rounds.end_round(db, round_id=rnd.id, status="stopped", now=5)
-    tapped = await rounds.record_round_answer(db, round_id=rnd.id, position=1, answer=tap(1),
-                                              points=150, today=TODAY)
+    tapped = await round_flow.record_tap(db, round_id=rnd.id, position=1, answer=tap(1),
+                                              points=150)
     assert tapped.outcome == "closed"
 
 
@@ -96,12 +96,11 @@ async def test_leaderboard_counts_points_rounds_and_the_week(db):
         rnd = await start(db)
         await rounds.open_question(db, round_id=rnd.id, position=1, opened_at_ms=0,
                                    deadline_ms=30000)
-        await rounds.record_round_answer(db, round_id=rnd.id, position=1,
-                                         answer=tap(1, at=at, message_id=at), points=150,
-                                         today=TODAY)
-        await rounds.record_round_answer(db, round_id=rnd.id, position=1,
+        await round_flow.record_tap(db, round_id=rnd.id, position=1,
+                                         answer=tap(1, at=at, message_id=at), points=150)
+        await round_flow.record_tap(db, round_id=rnd.id, position=1,
                                          answer=tap(2, at=at, message_id=at, correct=False),
-                                         points=0, today=TODAY)
+                                         points=0)
         await rounds.end_round(db, round_id=rnd.id, status="finished", now=at)
     board = {s.name: (s.points, s.right, s.rounds)
              for s in await rounds.leaderboard(db, chat_id=-100)}

@@ -7,6 +7,7 @@ from datetime import date
 
 import pytest
 
+from services import answers as recording
 from storage import answers, users
 from storage.db import Database, SchemaTooNew, latest_version
 
@@ -20,10 +21,10 @@ def answer(**kw):
 
 async def test_answer_is_stored_once_with_aggregates(db):
     await users.ensure_user(db, user_id=1, first_name="Ada", language="en", now=1)
-    first = await answers.record_answer(db, answer(), today=date(2026, 3, 10))
-    again = await answers.record_answer(db, answer(chosen="b"), today=date(2026, 3, 10))
+    first = await recording.record(db, answer(), today=date(2026, 3, 10))
+    again = await recording.record(db, answer(chosen="b"), today=date(2026, 3, 10))
     assert first.inserted and not again.inserted
-    await answers.record_answer(db, answer(message_id=11, is_correct=False, answered_at=2000),
+    await recording.record(db, answer(message_id=11, is_correct=False, answered_at=2000),
                                 today=date(2026, 3, 11))
     user = await users.get_user(db, user_id=1)
     assert (user.answered, user.correct, user.streak_current, user.streak_best) == (2, 1, 2, 2)

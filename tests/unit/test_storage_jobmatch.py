@@ -2,6 +2,7 @@
 
 from datetime import date
 
+from services import answers as recording
 from storage import answers, jobmatch, users
 from storage.jobmatch import RankedField
 
@@ -90,7 +91,7 @@ async def test_plan_progress_counts_answers_since_the_plan_started(db):
                                topics=["caching", "queues-idempotency"], now=1000)
 
     async def answer(message_id, topic, question, correct, at, field="backend"):
-        await answers.record_answer(db, answers.NewAnswer(
+        await recording.record(db, answers.NewAnswer(
             user_id=1, question_id=question, field=field, topic=topic, level="mid", chosen="a",
             is_correct=correct, answered_at=at, chat_id=1, message_id=message_id),
             today=date(2026, 3, 10))

@@ -1,0 +1,127 @@
+"""Recording an answer: stored once, with everything it changes, in one transaction.
+
+Practice, review, interviews and group rounds all record through here: the answer row, its
+totals, the streak, the review card (FSRS) and the level totals, with the rules from domain/.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+import aiosqlite
+from fsrs import Rating
+
+from domain import levels, review, streaks
+from domain.grading import Grade
+from questions.model import Question
+from storage import levels as level_store
+from storage import review as review_store
+from storage import users as user_store
+from storage.answers import NewAnswer, insert_answer
+from storage.db import Database
+from storage.levels import LevelUp
+from storage.users import User
+
+# Answers from these flows may show the level-up suggestion right away (not mid-interview).
+SUGGESTING_SOURCES = frozenset({"practice", "review"})
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The outcome of storing an answer; `inserted` is False for a repeat of a stored tap."""
+
+    inserted: bool
+    streak: int = 0
+    streak_best: int = 0
+    milestone: int | None = None
+    rating: Rating | None = None
+    level_up: LevelUp | None = None
+
+
+def elapsed_ms(since: datetime | None, now: datetime) -> int | None:
+    """Milliseconds from `since` to `now`; None when the start is unknown (Telegram sends date 0
+    for an inaccessible message: timing from 1970 would record 57 years)."""
+    if since is None or since.timestamp() <= 0:
+        return None
+    return max(int((now - since).total_seconds() * 1000), 0)
+
+
+def new_answer(user: User, question: Question, choice: Grade, *, now: datetime, chat_id: int,
+               message_id: int, source: str, elapsed: int | None) -> NewAnswer:
+    """The row for a graded tap (the one place an answer is described)."""
+    return NewAnswer(
+        user_id=user.user_id, question_id=question.id, field=question.field,
+        topic=question.topic, level=question.seniority, chosen=choice.chosen,
+        is_correct=choice.is_correct, answered_at=int(now.timestamp()), chat_id=chat_id,
+        message_id=message_id, source=source, elapsed_ms=elapsed,
+        day=streaks.local_day(now, streaks.zone(user.timezone, user.language)))
+
+
+async def record(db: Database, answer: NewAnswer, *, today: date | None = None) -> Recorded:
+    """Store the answer and everything it changes, in one transaction."""
+    async with db.transaction() as conn:
+        return await record_in(conn, answer, today=today)
+
+
+async def record_in(conn: aiosqlite.Connection, answer: NewAnswer, *,
+                    today: date | None = None) -> Recorded:
+    """`record` inside a transaction the caller holds (an interview moves on to its next
+    question, a round stores the member's score, in the same one).
+
+    The streak counts the user's local days: `answer.day` (set by `new_answer`), else `today`
+    (tests and benchmarks pin it), else the UTC day of the answer.
+    """
+    answer_id = await insert_answer(conn, answer)
+    if answer_id is None:
+        return Recorded(inserted=False)
+    today = answer.day or today or datetime.fromtimestamp(answer.answered_at, UTC).date()
+    activity = await user_store.read_activity(conn, user_id=answer.user_id)
+    last = activity.last_active_day
+    before = streaks.current(last, activity.streak_current, today)
+    streak, best = streaks.advance(last, activity.streak_current, activity.streak_best, today)
+    # Never move the last active day backwards (after a change to a zone further west).
+    await user_store.count_answer(
+        conn, user_id=answer.user_id, is_correct=answer.is_correct,
+        in_group=answer.source == "group", streak=streak, best=best,
+        active_day=max(last, today) if last else today)
+    rating = await review_card(conn, answer, answer_id)
+    level_up = await count_level(conn, answer, activity)
+    return Recorded(True, streak, best, streaks.milestone_reached(before, streak), rating,
+                    level_up)
+
+
+async def review_card(conn: aiosqlite.Connection, answer: NewAnswer, answer_id: int) -> Rating:
+    """Review the question's FSRS card with this answer (rated from right/wrong and pace)."""
+    recent = await review_store.recent_pace(conn, user_id=answer.user_id)
+    rating = review.rating_for(answer.is_correct, answer.elapsed_ms, review.median_ms(recent))
+    now = datetime.fromtimestamp(answer.answered_at, UTC)
+    card = (await review_store.card_in(conn, user_id=answer.user_id,
+                                       question_id=answer.question_id)
+            or review.new_card(answer_id, now))
+    card, log = review.review(card, rating, now, answer.elapsed_ms)
+    await review_store.save_review(conn, user_id=answer.user_id, question_id=answer.question_id,
+                                   answer_id=answer_id, card=card, log=log)
+    if answer.elapsed_ms is not None:
+        await review_store.save_pace(conn, user_id=answer.user_id,
+                                     recent=review.remember_time(recent, answer.elapsed_ms))
+    return rating
+
+
+async def count_level(conn: aiosqlite.Connection, answer: NewAnswer,
+                      activity: user_store.Activity) -> LevelUp | None:
+    """Count the answer at its level; once per level, suggest the next one when earned."""
+    totals = await level_store.count_level_answer(
+        conn, user_id=answer.user_id, field=answer.field, level=answer.level,
+        is_correct=answer.is_correct)
+    # Only for the level the user practises now: after moving up, old levels stay quiet.
+    if (answer.source not in SUGGESTING_SOURCES or totals.suggested
+            or (activity.field, activity.level) != (answer.field, answer.level)):
+        return None
+    target = levels.suggestion(answer.level, totals.answered, totals.correct,
+                               already_suggested=False)
+    if target is None:
+        return None
+    await level_store.mark_suggested(conn, user_id=answer.user_id, field=answer.field,
+                                     level=answer.level)
+    return LevelUp(answer.level, target, totals.answered, totals.correct)
