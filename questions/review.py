@@ -37,12 +37,12 @@ def _questions(paths: list[Path]) -> list[Question]:
     return found
 
 
-def sheet(questions: list[Question]) -> str:
+def sheet(questions: list[Question], languages: tuple[str, ...] = ("en", "tr")) -> str:
     """Markdown with every question and its options, and neither key nor explanation."""
     lines: list[str] = []
     for q in questions:
         lines.append(f"## {q.id} ({q.seniority}, difficulty {q.difficulty})")
-        for lang in ("en", "tr"):
+        for lang in languages:
             text = getattr(q, lang)
             if text is None:
                 continue
@@ -109,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p_sheet = sub.add_parser("sheet", help="print a keyless review sheet")
     p_sheet.add_argument("packs", nargs="+", help="pack files or folders of packs")
+    p_sheet.add_argument("--lang", choices=("en", "tr"), help="one language only")
     p_bal = sub.add_parser("balance", help="key spread, longest-right share, letter references")
     p_bal.add_argument("packs", nargs="+", help="pack files or folders of packs")
     p_cmp = sub.add_parser("compare", help="compare a reviewer's answers with the keys")
@@ -120,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(balance(questions)))
         return 0
     if args.command == "sheet":
-        print(sheet(questions))
+        print(sheet(questions, (args.lang,) if args.lang else ("en", "tr")))
         return 0
     answers = yaml.safe_load(Path(args.answers).read_text(encoding="utf-8")) or {}
     disagreements, missing = compare(questions, answers)
