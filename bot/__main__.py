@@ -2,6 +2,6 @@
 
 import sys
 
-from bot.main import main
+from bot.cli import main
 
 sys.exit(main(sys.argv[1:]))
