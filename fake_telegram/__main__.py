@@ -45,8 +45,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8081)
     parser.add_argument("--token", help="accept only this token (default: any well-formed one)")
     parser.add_argument("--bot-username", default="coach_test_bot")
-    parser.add_argument("--spec", type=Path, help="path to api.json (default: $TELEGRAM_API_SPEC, else "
-                        "../shared/telegram-bot-api/api.json beside the checkout)")
+    parser.add_argument("--spec", type=Path,
+                        help="path to api.json (default: $TELEGRAM_API_SPEC, else "
+                             "../shared/telegram-bot-api/api.json beside the checkout)")
     parser.add_argument("--rate-limits", action="store_true", help="answer 429 like Telegram")
     parser.add_argument("--no-privacy", action="store_true", help="bot sees all group messages")
     parser.add_argument("--verbose", action="store_true")

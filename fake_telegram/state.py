@@ -133,7 +133,7 @@ class TelegramState:
         self.webhook: Webhook | None = None
         self.unimplemented: Counter[str] = Counter()
         self.listeners: list[Callable[[str, JSON], Any]] = []
-        # The bot's calls Telegram would have refused, one line each ("sendMessage chat 1: 400 ...").
+        # The bot's calls Telegram would have refused, one line each ("sendMessage chat 1: 400").
         self.violations: list[str] = []
         self._update_ids = itertools.count(100_000_001)
         self._query_ids = itertools.count(1)

@@ -45,7 +45,8 @@ def test_no_import_cycles():
 
     def visit(name: str, trail: list[str]) -> None:
         if name in trail:
-            raise AssertionError("import cycle: " + " -> ".join(trail[trail.index(name):] + [name]))
+            cycle = [*trail[trail.index(name):], name]
+            raise AssertionError("import cycle: " + " -> ".join(cycle))
         if name in done:
             return
         for imported in sorted(graph[name]):
