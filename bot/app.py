@@ -32,6 +32,7 @@ from handlers import (
     rounds,
     stats,
     topics,
+    user_context,
 )
 from handlers import help as help_feature
 from questions.loader import Bank, load_bank
@@ -43,7 +44,7 @@ from storage.db import Database
 # group_settings comes before onboarding: in group chats its /start, /language, /field and
 # /level take the place of onboarding's per-user ones.
 FEATURES: list[ModuleType] = [
-    flood, groups, group_settings, onboarding, practice, interview, review, topics, stats,
+    flood, user_context, groups, group_settings, onboarding, practice, interview, review, topics, stats,
     reminders, bank_admin, jobmatch, privacy, rounds, help_feature]
 
 

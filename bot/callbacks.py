@@ -1,43 +1,260 @@
 """Callback data: versioned, self-contained, at most 64 bytes; built and parsed only here.
 
-Format: `v1:<kind>:<arg>:<arg>...`. Each feature owns a kind (one or two letters) and
-registers its handler with `pattern(kind)`. Data that does not parse is an expired button.
+Format: `v1:<kind>:<arg>:<arg>...`. The client writes callback data, so every kind has one typed
+schema below that range-checks each field when decoding (numbers: ASCII digits, at most 12;
+keys: from a known set or pattern). A handler receives checked values or None; data that does
+not parse is an expired (or forged) button.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import astuple, dataclass, fields
+from typing import Any, ClassVar, TypeVar
 
 VERSION = "v1"
 MAX_BYTES = 64
 _ARG = re.compile(r"^[A-Za-z0-9_.+\-]*$")
+MAX_DIGITS = 12  # ids SQLite holds with room to spare; a 40-digit forged id never reaches it
 
-# Kinds in use, so two features never pick the same letter.
-LANGUAGE = "l"
-FIELD = "f"
-LEVEL = "v"
-ANSWER = "a"
-NEXT = "n"
-REMINDER = "r"
-TIMEZONE = "z"
-INTERVIEW_ANSWER = "i"
-INTERVIEW = "ix"  # stop, review my mistakes, new interview
-REVIEW = "rv"
-NOOP = "x"
-DELETE_ME = "d"
-JOBMATCH = "j"  # use / change / cancel a ranked job ad: j:<action>:<match id>[:<rank>]
-JOBMATCH_FIELD = "jf"  # pick a field for a ranked job ad: jf:<match id>:<rank>
-ROUND_ANSWER = "g"  # a letter on a group round question: round id, position, option
+
+# Field parsers: text -> value, or ValueError. Each names what a field may hold.
+def number(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > MAX_DIGITS:
+        raise ValueError("not a number of ours")
+    return int(text)
+
+
+def one_of(*allowed: str) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in allowed:
+            raise ValueError("not an allowed value")
+        return text
+    return parse
+
+
+def matching(pattern: str) -> Callable[[str], str]:
+    compiled = re.compile(pattern)
+
+    def parse(text: str) -> str:
+        if not compiled.fullmatch(text):
+            raise ValueError("does not match")
+        return text
+    return parse
+
+
+QUESTION_KEY = matching(r"[0-9a-f]{10}")  # questions.model.question_key
+OPTION = one_of(*"abcdef")
+TOPIC = matching(r"[a-z0-9][a-z0-9-]{0,47}")  # questions.model.KEY_PATTERN
+LANGUAGES = one_of("en", "tr")
+LEVELS = one_of("junior", "mid", "senior")
+
+
+class Schema:
+    """Base of the kinds: `KIND`, and per dataclass field a parser in `PARSE` (same order).
+
+    Fields after `REQUIRED` may be missing (None); a None in the middle is written as "".
+    """
+
+    KIND: ClassVar[str]
+    PARSE: ClassVar[tuple[Callable[[str], Any], ...]]
+    REQUIRED: ClassVar[int] = -1  # -1: all fields
+
+    def encode(self) -> str:
+        values = ["" if v is None else str(v) for v in astuple(self)]
+        while values and values[-1] == "" and len(values) > self._required():
+            values.pop()
+        return encode(self.KIND, *values)
+
+    @classmethod
+    def _required(cls) -> int:
+        return len(fields(cls)) if cls.REQUIRED < 0 else cls.REQUIRED  # type: ignore[arg-type]
+
+    @classmethod
+    def parse(cls: type[S], data: str | None) -> S | None:
+        """The checked fields of a button of this kind, or None."""
+        raw = decode(data)
+        if raw is None or raw.kind != cls.KIND:
+            return None
+        count = len(fields(cls))  # type: ignore[arg-type]
+        if not cls._required() <= len(raw.args) <= count:
+            return None
+        values: list[Any] = []
+        for index, parse in enumerate(cls.PARSE):
+            text = raw.args[index] if index < len(raw.args) else ""
+            if text == "" and index >= cls._required():
+                values.append(None)
+                continue
+            try:
+                values.append(parse(text))
+            except ValueError:
+                return None
+        return cls(*values)
+
+    @classmethod
+    def pattern(cls) -> str:
+        return pattern(cls.KIND)
+
+
+S = TypeVar("S", bound=Schema)
+
+
+@dataclass(frozen=True)
+class LanguageChoice(Schema):
+    KIND: ClassVar[str] = "l"
+    PARSE = (LANGUAGES,)
+    language: str
+
+
+@dataclass(frozen=True)
+class FieldChoice(Schema):
+    KIND: ClassVar[str] = "f"
+    PARSE = (TOPIC,)
+    field_key: str
+
+
+@dataclass(frozen=True)
+class LevelChoice(Schema):
+    KIND: ClassVar[str] = "v"
+    PARSE = (LEVELS,)
+    level: str
+
+
+@dataclass(frozen=True)
+class Answer(Schema):
+    """A letter under a practice question: which question, which option, whose (in a group),
+    and whether `Next` stays on the question's topic ("t")."""
+
+    KIND: ClassVar[str] = "a"
+    PARSE = (QUESTION_KEY, OPTION, number, one_of("t"))
+    REQUIRED: ClassVar[int] = 2
+    question_key: str
+    option: str
+    owner: int | None = None
+    on_topic: str | None = None
+
+
+@dataclass(frozen=True)
+class Next(Schema):
+    """`Next ▶` / `Start practice ▶`, on a topic or not."""
+
+    KIND: ClassVar[str] = "n"
+    PARSE = (TOPIC,)
+    REQUIRED: ClassVar[int] = 0
+    topic: str | None = None
+
+
+@dataclass(frozen=True)
+class ReminderChoice(Schema):
+    """A preset time under /remind (`HHMM`) or `off`."""
+
+    KIND: ClassVar[str] = "r"
+    PARSE = (matching(r"off|[0-2][0-9][0-5][0-9]"),)
+    value: str
+
+
+@dataclass(frozen=True)
+class TimezoneChoice(Schema):
+    """A zone under /timezone; "/" is not allowed in callback data and no IANA name has "."."""
+
+    KIND: ClassVar[str] = "z"
+    PARSE = (matching(r"[A-Za-z0-9_+\-]+(\.[A-Za-z0-9_+\-]+){0,2}"),)
+    zone: str
+
+    @property
+    def name(self) -> str:
+        return self.zone.replace(".", "/")
+
+    @classmethod
+    def of(cls, name: str) -> TimezoneChoice:
+        return cls(name.replace("/", "."))
+
+
+@dataclass(frozen=True)
+class InterviewAnswer(Schema):
+    KIND: ClassVar[str] = "i"
+    PARSE = (number, number, OPTION)
+    interview_id: int
+    position: int
+    option: str
+
+
+@dataclass(frozen=True)
+class InterviewAction(Schema):
+    """Stop an interview (s), review its mistakes from `index` (m), or start a new one (n)."""
+
+    KIND: ClassVar[str] = "ix"
+    PARSE = (one_of("s", "m", "n"), number, number)
+    REQUIRED: ClassVar[int] = 1
+    action: str
+    interview_id: int | None = None
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class Review(Schema):
+    """/review: a letter under a due card's question, or `Next review` (no fields)."""
+
+    KIND: ClassVar[str] = "rv"
+    PARSE = (QUESTION_KEY, OPTION)
+    REQUIRED: ClassVar[int] = 0
+    question_key: str | None = None
+    option: str | None = None
+
+
+@dataclass(frozen=True)
+class DeleteMe(Schema):
+    KIND: ClassVar[str] = "d"
+    PARSE = (one_of("yes", "no"), number)
+    choice: str
+    owner: int
+
+
+@dataclass(frozen=True)
+class JobMatchAction(Schema):
+    """Use / change field / cancel under a ranked job ad (`rank` with use only)."""
+
+    KIND: ClassVar[str] = "j"
+    PARSE = (one_of("u", "c", "x"), number, number)
+    REQUIRED: ClassVar[int] = 2
+    action: str
+    match_id: int
+    rank: int | None = None
+
+
+@dataclass(frozen=True)
+class JobMatchField(Schema):
+    """A field picked for a ranked job ad."""
+
+    KIND: ClassVar[str] = "jf"
+    PARSE = (number, number)
+    match_id: int
+    rank: int
+
+
+@dataclass(frozen=True)
+class RoundAnswer(Schema):
+    """A letter on a group round question."""
+
+    KIND: ClassVar[str] = "g"
+    PARSE = (number, number, OPTION)
+    round_id: int
+    position: int
+    option: str
+
+
+KINDS: tuple[type[Schema], ...] = (
+    LanguageChoice, FieldChoice, LevelChoice, Answer, Next, ReminderChoice, TimezoneChoice,
+    InterviewAnswer, InterviewAction, Review, DeleteMe, JobMatchAction, JobMatchField, RoundAnswer)
+assert len({k.KIND for k in KINDS}) == len(KINDS), "two kinds share a letter"
+assert all(len(k.PARSE) == len(fields(k)) for k in KINDS)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
 class Callback:
     kind: str
     args: tuple[str, ...]
-
-    def arg(self, index: int, default: str = "") -> str:
-        return self.args[index] if index < len(self.args) else default
 
 
 def encode(kind: str, *args: object) -> str:
@@ -52,7 +269,7 @@ def encode(kind: str, *args: object) -> str:
 
 
 def decode(data: str | None) -> Callback | None:
-    """The parsed data, or None for anything this version of the bot did not make."""
+    """The raw kind and arguments, or None for anything this version of the bot did not make."""
     if not data or len(data.encode()) > MAX_BYTES:
         return None
     parts = data.split(":")

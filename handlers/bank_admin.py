@@ -15,7 +15,7 @@ from telegram.ext import Application, CommandHandler, MessageHandler, filters
 
 from bot.context import CoachContext
 from bot.services import Services
-from handlers.common import current_user, reply
+from handlers.common import reply
 from questions import importer
 from questions.loader import Bank, check_bank
 from questions.model import LEVELS
@@ -97,17 +97,17 @@ async def _reload(services: Services) -> tuple[Bank | None, list[str]]:
 
 async def reload(update: Update, context: CoachContext) -> None:
     """/reload (admins): re-read the question folder; an invalid bank is refused."""
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     services, texts = context.services, context.services.texts
     if not services.is_admin(user.user_id):
-        await reply(update, texts.t(lang, "unknown-command"))
+        await reply(update, context.t("unknown-command"))
         return
     async with services.bank_lock:
         old = services.bank
         bank, problems = await _reload(services)
     if bank is None:
         log.warning("reload refused: %d problem(s) in the bank", len(problems))
-        await reply(update, texts.t(lang, "reload-refused", count=len(problems),
+        await reply(update, context.t("reload-refused", count=len(problems),
                                     questions=len(old), problems=_problem_lines(problems)))
         return
     log.info("bank reloaded: %d questions (was %d)", len(bank), len(old))
@@ -131,23 +131,22 @@ async def _download(message: Message) -> bytes | None:
 
 async def receive_upload(update: Update, context: CoachContext) -> None:
     """A question file from an admin: validate, import into the question folder, go live."""
-    _, lang = await current_user(update, context)
-    services, texts = context.services, context.services.texts
+    services = context.services
     message = update.effective_message
     name = message.document.file_name or "upload"
     parsed = parse_caption(message.caption)
     if parsed is None:
-        await reply(update, texts.t(lang, "upload-bad-caption", levels=", ".join(LEVELS)))
+        await reply(update, context.t("upload-bad-caption", levels=", ".join(LEVELS)))
         return
     options, dry_run = parsed
     try:
         data = await _download(message)
     except TelegramError as exc:
         log.warning("upload download failed: %s", exc.message)
-        await reply(update, texts.t(lang, "upload-download-failed", name=name))
+        await reply(update, context.t("upload-download-failed", name=name))
         return
     if data is None:
-        await reply(update, texts.t(lang, "upload-too-big", name=name,
+        await reply(update, context.t("upload-too-big", name=name,
                                     limit=MAX_UPLOAD_BYTES // (1024 * 1024)))
         return
     async with services.bank_lock:
@@ -157,24 +156,24 @@ async def receive_upload(update: Update, context: CoachContext) -> None:
                                              dry_run=dry_run)
         except OSError as exc:  # the folder is read-only, the disk is full...
             log.error("import of an upload failed to write: %s", exc)
-            await reply(update, texts.t(lang, "import-write-failed", name=name,
+            await reply(update, context.t("import-write-failed", name=name,
                                         error=exc.strerror or type(exc).__name__))
             return
         bank, problems = (services.bank, [])
         if result.ok and result.files and not dry_run:
             bank, problems = await _reload(services)
     if not result.ok:
-        await reply(update, texts.t(lang, "import-refused", name=name, count=len(result.problems),
+        await reply(update, context.t("import-refused", name=name, count=len(result.problems),
                                     problems=_problem_lines(result.problems)))
         return
     log.info("imported %s: %d added, %d updated", name, result.count("added"),
              result.count("updated"))
     key = "import-dry-run" if dry_run else "import-done"
-    text = texts.t(lang, key, name=name, added=result.count("added"),
+    text = context.t(key, name=name, added=result.count("added"),
                    updated=result.count("updated"), unchanged=result.count("unchanged"),
                    topics=_topic_lines(result) or "—", questions=len(services.bank))
     if bank is None:  # written, but the folder as a whole no longer loads (edited meanwhile?)
-        text += "\n\n" + texts.t(lang, "reload-refused", count=len(problems),
+        text += "\n\n" + context.t("reload-refused", count=len(problems),
                                  questions=len(services.bank), problems=_problem_lines(problems))
     await reply(update, text)
 

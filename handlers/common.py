@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections import OrderedDict
 
 from telegram import (
     CallbackQuery,
@@ -17,20 +16,8 @@ from telegram import (
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.context import CoachContext
-from storage.users import User, ensure_user
 
 log = logging.getLogger(__name__)
-
-
-async def current_user(update: Update, context: CoachContext) -> tuple[User, str]:
-    """The stored user (created on first contact) and the language to talk to them in."""
-    services = context.services
-    tg_user = update.effective_user
-    assert tg_user is not None
-    guess = services.language_for(None, tg_user.language_code)
-    user = await ensure_user(services.db, user_id=tg_user.id, first_name=tg_user.first_name or "",
-                             language=guess, now=int(services.now().timestamp()))
-    return user, services.language_for(user.language, tg_user.language_code)
 
 
 def keyboard(rows: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup:
@@ -51,33 +38,22 @@ async def reply(update: Update, text: str, markup: InlineKeyboardMarkup | None =
     return await chat.send_message(text, reply_markup=markup)
 
 
-# What the bot last wrote into each message it edited. A tap carries a snapshot of the message
-# from when it was tapped, so two quick taps would both edit to the same content, which
-# Telegram refuses ("message is not modified"). The bot is the only editor of its messages.
-_last_edits: OrderedDict[tuple[int, int], str] = OrderedDict()
-_LAST_EDITS_MAX = 20_000
-
-
-def _content_key(text: str, markup: InlineKeyboardMarkup | None) -> str:
-    return json.dumps([text, markup.to_dict() if markup else None], sort_keys=True)
-
-
-async def edit_or_ignore(message: Message | None, text: str,
+async def edit_or_ignore(context: CoachContext, message: Message | None, text: str,
                          markup: InlineKeyboardMarkup | None = None) -> bool:
-    """Edit a message unless it already shows exactly this (Telegram refuses identical edits)."""
+    """Edit a message unless it already shows exactly this (Telegram refuses identical edits).
+
+    A tap carries a snapshot of the message from when it was tapped, so two quick taps would
+    both edit to the same content; what the bot last wrote into each message is remembered per
+    Application (`context.recent_edits`), since the bot is the only editor of its messages.
+    """
     if message is None:
         return False
     current = message.text_html if message.text else None
     if current == text and message.reply_markup == markup:
         return False
-    where = (message.chat_id, message.message_id)
-    content = _content_key(text, markup)
-    if _last_edits.get(where) == content:
+    content = json.dumps([text, markup.to_dict() if markup else None], sort_keys=True)
+    if not context.recent_edits.remember((message.chat_id, message.message_id), content):
         return False
-    _last_edits[where] = content
-    _last_edits.move_to_end(where)
-    if len(_last_edits) > _LAST_EDITS_MAX:
-        _last_edits.popitem(last=False)
     try:
         await message.edit_text(text, reply_markup=markup)
         return True
@@ -98,7 +74,7 @@ def first_tap(context: CoachContext, query: CallbackQuery) -> bool:
     if query.message is None:
         return True
     key = (query.message.chat_id, query.message.message_id, query.data)
-    handled = context.bot_data.setdefault("handled_buttons", set())
+    handled = context.handled_buttons
     if key in handled:
         return False
     if len(handled) >= 10_000:

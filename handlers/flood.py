@@ -10,7 +10,6 @@ from telegram.error import TelegramError
 from telegram.ext import Application, ApplicationHandlerStop, TypeHandler
 
 from bot.context import CoachContext
-from domain.flood import FloodGuard
 
 log = logging.getLogger(__name__)
 COMMANDS: tuple[str, ...] = ()
@@ -22,7 +21,7 @@ async def guard(update: Update, context: CoachContext) -> None:
     user = update.effective_user
     if user is None:
         return
-    flood: FloodGuard = context.bot_data.setdefault("flood_guard", FloodGuard())
+    flood = context.flood_guard
     now = time.monotonic()
     if flood.allow(user.id, now):
         return

@@ -7,7 +7,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler, Mess
 
 from bot.context import CoachContext, services_of
 from bot.texts import Texts
-from handlers.common import current_user, reply
+from handlers.common import reply
 
 COMMANDS = ("help",)
 
@@ -30,27 +30,25 @@ def command_lines(texts: Texts, lang: str, names: list[str]) -> str:
 
 async def help_command(update: Update, context: CoachContext) -> None:
     """/help (admins also see the admin commands, which stay out of everyone's menu)"""
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     services = context.services
     texts = services.texts
-    text = texts.t(lang, "help", commands=command_lines(texts, lang, context.bot_data["commands"]))
+    text = context.t("help", commands=command_lines(texts, lang, context.bot_data["commands"]))
     admin_commands = context.bot_data.get("admin_commands") or []
     if admin_commands and services.is_admin(user.user_id):
-        text += "\n\n" + texts.t(lang, "help-admin",
+        text += "\n\n" + context.t("help-admin",
                                  commands=command_lines(texts, lang, admin_commands))
     await reply(update, text)
 
 
 async def expired_button(update: Update, context: CoachContext) -> None:
     """Any button no handler claimed: from an older version, or forged. Answer it anyway."""
-    _, lang = await current_user(update, context)
-    await update.callback_query.answer(context.services.texts.t(lang, "toast-expired"))
+    await update.callback_query.answer(context.t("toast-expired"))
 
 
 async def unknown_command(update: Update, context: CoachContext) -> None:
     """A command the bot does not have, in a private chat."""
-    _, lang = await current_user(update, context)
-    await reply(update, context.services.texts.t(lang, "unknown-command"))
+    await reply(update, context.t("unknown-command"))
 
 
 def register(app: Application) -> None:

@@ -20,7 +20,6 @@ from domain import interview as plan
 from domain import streaks
 from domain.grading import grade
 from handlers.common import (
-    current_user,
     edit_or_ignore,
     first_tap,
     keyboard,
@@ -37,11 +36,6 @@ from storage.users import User, get_user
 log = logging.getLogger(__name__)
 COMMANDS = ("interview",)
 STOP, MISTAKES, NEW = "s", "m", "n"
-
-
-def small_int(text: str) -> int | None:
-    """A button's number argument, or None if it is not one SQLite could hold (a forged button)."""
-    return int(text) if text.isdigit() and len(text) <= 12 else None
 
 
 def millis(moment: datetime) -> int:
@@ -78,11 +72,11 @@ async def ask_current(update: Update, context: CoachContext, interview: store.In
     texts = services.texts
     header = (interview_header(context, interview, lang) + "\n"
               + question_header(context, question, lang))
-    buttons = [(render.option_label(key), callbacks.encode(
-        callbacks.INTERVIEW_ANSWER, interview.id, interview.position, key))
-        for key in question.option_keys]
+    buttons = [(render.option_label(key),
+                callbacks.InterviewAnswer(interview.id, interview.position, key).encode())
+               for key in question.option_keys]
     markup = keyboard([buttons, [(texts.t(lang, "button-stop-interview"),
-                                  callbacks.encode(callbacks.INTERVIEW, STOP, interview.id))]])
+                                  callbacks.InterviewAction(STOP, interview.id).encode())]])
     message = await reply(update, render.question_html(question, lang, header=header), markup)
     if message is not None:
         await store.mark_asked(services.db, interview_id=interview.id,
@@ -146,21 +140,20 @@ async def start_or_resume(update: Update, context: CoachContext, user: User, lan
 
 async def interview_command(update: Update, context: CoachContext) -> None:
     """/interview [stop]"""
-    user, lang = await current_user(update, context)
-    texts = context.services.texts
+    user, lang = context.user, context.lang
     if update.effective_chat.type != ChatType.PRIVATE:
-        await reply(update, texts.t(lang, "interview-private-only"))
+        await reply(update, context.t("interview-private-only"))
         return
     arg = context.args[0].lower() if context.args else ""
     if arg not in ("", "stop"):
-        await reply(update, texts.t(lang, "interview-usage"))
+        await reply(update, context.t("interview-usage"))
         return
     if arg != "stop":
         await start_or_resume(update, context, user, lang)
         return
     interview, _ = await ongoing(context, user.user_id)
     if interview is None:
-        await reply(update, texts.t(lang, "interview-none-running"))
+        await reply(update, context.t("interview-none-running"))
         return
     await stop(update, context, interview, lang)
 
@@ -192,33 +185,31 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
     """A tap on A/B/C/D during an interview: store it, say "recorded", ask the next question."""
     query = update.callback_query
     services = context.services
-    texts = services.texts
-    data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
-    interview_id = small_int(data.arg(0)) if data else None
-    position = small_int(data.arg(1)) if data else None
-    interview = (await store.get_interview(services.db, interview_id=interview_id)
-                 if interview_id is not None else None)
-    if interview is None or position is None or query.message is None:
-        await query.answer(texts.t(lang, "toast-expired"))
+    data = callbacks.InterviewAnswer.parse(query.data)
+    user, lang = context.user, context.lang
+    interview = (await store.get_interview(services.db, interview_id=data.interview_id)
+                 if data is not None else None)
+    if data is None or interview is None or query.message is None:
+        await query.answer(context.t("toast-expired"))
         return
     if interview.user_id != user.user_id:
-        await query.answer(texts.t(lang, "toast-not-yours"))
+        await query.answer(context.t("toast-not-yours"))
         return
     now = services.now()
     if interview.status == store.ACTIVE and plan.is_expired(interview.started_at, now):
         await store.end_interview(services.db, interview_id=interview.id, status="expired", now=now)
-        await query.answer(texts.t(lang, "toast-interview-expired"), show_alert=True)
+        await query.answer(context.t("toast-interview-expired"), show_alert=True)
         await remove_buttons(query.message)
         return
     if interview.status != store.ACTIVE:
-        await query.answer(texts.t(lang, "toast-interview-over"))
+        await query.answer(context.t("toast-interview-over"))
         return
+    position = data.position
     question_id = interview.question_ids[position] if position < interview.total else None
     question = services.bank.questions.get(question_id or "")
-    choice = grade(question, data.arg(2)) if question else None
+    choice = grade(question, data.option) if question else None
     if choice is None:
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return
     asked = interview.asked_at_ms if interview.position == position else None
     recorded = await store.record_interview_answer(
@@ -232,12 +223,12 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
             elapsed_ms=max(millis(now) - asked, 0) if asked is not None else None),
         today=streaks.local_day(now, streaks.zone(user.timezone, user.language)))
     if recorded is None:
-        await query.answer(texts.t(lang, "toast-already-answered"))
+        await query.answer(context.t("toast-already-answered"))
         return
-    await query.answer(texts.t(lang, "toast-recorded"))
-    await edit_or_ignore(query.message, render.question_html(
+    await query.answer(context.t("toast-recorded"))
+    await edit_or_ignore(context, query.message, render.question_html(
         question, lang, header=question_header(context, question, lang))
-        + "\n\n" + texts.t(lang, "interview-recorded", number=position + 1,
+        + "\n\n" + context.t("interview-recorded", number=position + 1,
                            total=interview.total, chosen=render.option_label(choice.chosen)))
     after = await store.get_interview(services.db, interview_id=interview.id)
     await ask_current(update, context, after, lang)
@@ -287,7 +278,7 @@ async def send_report(update: Update, context: CoachContext, interview: store.In
     """The report with `Review my mistakes` and `New interview`, or a note if nothing was answered."""
     services = context.services
     texts = services.texts
-    new_button = (texts.t(lang, "button-new-interview"), callbacks.encode(callbacks.INTERVIEW, NEW))
+    new_button = (texts.t(lang, "button-new-interview"), callbacks.InterviewAction(NEW).encode())
     results = await store.interview_results(services.db, interview_id=interview.id)
     if not results:
         await reply(update, texts.t(lang, "interview-stopped-empty"), keyboard([[new_button]]))
@@ -299,7 +290,7 @@ async def send_report(update: Update, context: CoachContext, interview: store.In
     rows = [[new_button]]
     if report.mistakes:
         rows.insert(0, [(texts.t(lang, "button-review-mistakes", count=len(report.mistakes)),
-                         callbacks.encode(callbacks.INTERVIEW, MISTAKES, interview.id, 0))])
+                         callbacks.InterviewAction(MISTAKES, interview.id, 0).encode())])
     await reply(update, report_text(context, interview, report, lang, tz), keyboard(rows))
 
 
@@ -326,9 +317,9 @@ async def show_mistake(update: Update, context: CoachContext, interview: store.I
     explanation = render.explanation_html(question, lang)
     if index + 1 < len(mistakes):
         button = (texts.t(lang, "button-next-mistake"),
-                  callbacks.encode(callbacks.INTERVIEW, MISTAKES, interview.id, index + 1))
+                  callbacks.InterviewAction(MISTAKES, interview.id, index + 1).encode())
     else:
-        button = (texts.t(lang, "button-new-interview"), callbacks.encode(callbacks.INTERVIEW, NEW))
+        button = (texts.t(lang, "button-new-interview"), callbacks.InterviewAction(NEW).encode())
     combined = f"{graded}\n\n{explanation}"
     if plain_length(combined) <= render.MESSAGE_LIMIT:
         await reply(update, combined, keyboard([[button]]))
@@ -342,11 +333,10 @@ async def interview_button(update: Update, context: CoachContext) -> None:
     """Stop, `Review my mistakes` / `Next mistake`, and `New interview`."""
     query = update.callback_query
     services = context.services
-    texts = services.texts
-    data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
-    action = data.arg(0) if data else ""
-    interview_id = small_int(data.arg(1)) if data else None
+    data = callbacks.InterviewAction.parse(query.data)
+    user, lang = context.user, context.lang
+    action = data.action if data else ""
+    interview_id = data.interview_id if data else None
     if action == NEW:
         await query.answer()
         if first_tap(context, query):
@@ -355,21 +345,21 @@ async def interview_button(update: Update, context: CoachContext) -> None:
     interview = (await store.get_interview(services.db, interview_id=interview_id)
                  if interview_id is not None else None)
     if interview is None or action not in (STOP, MISTAKES):
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return
     if interview.user_id != user.user_id:
-        await query.answer(texts.t(lang, "toast-not-yours"))
+        await query.answer(context.t("toast-not-yours"))
         return
     if action == STOP:
         if interview.status != store.ACTIVE:
-            await query.answer(texts.t(lang, "toast-interview-over"))
+            await query.answer(context.t("toast-interview-over"))
             return
-        await query.answer(texts.t(lang, "toast-interview-stopped"))
+        await query.answer(context.t("toast-interview-stopped"))
         await stop(update, context, interview, lang)
         return
-    index = small_int(data.arg(2))
+    index = data.index if data else None
     if index is None:
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return
     await query.answer()
     if not first_tap(context, query):
@@ -382,6 +372,6 @@ async def interview_button(update: Update, context: CoachContext) -> None:
 def register(app: Application) -> None:
     app.add_handler(CommandHandler("interview", interview_command))
     app.add_handler(CallbackQueryHandler(receive_interview_answer,
-                                         pattern=callbacks.pattern(callbacks.INTERVIEW_ANSWER)))
+                                         pattern=callbacks.InterviewAnswer.pattern()))
     app.add_handler(CallbackQueryHandler(interview_button,
-                                         pattern=callbacks.pattern(callbacks.INTERVIEW)))
+                                         pattern=callbacks.InterviewAction.pattern()))

@@ -27,7 +27,7 @@ from bot.texts import Html
 from domain import streaks
 from domain.jobmatch import JobMatch, Matcher, matcher_for, read_text_file
 from domain.progress import percent
-from handlers.common import chunk, current_user, edit_or_ignore, keyboard, reply
+from handlers.common import chunk, edit_or_ignore, keyboard, reply
 from questions.loader import Bank
 from storage import jobmatch as store
 from storage.jobmatch import RankedField, StoredMatch
@@ -116,10 +116,9 @@ def result_keyboard(context: CoachContext, lang: str, match_id: int,
                     rank: int) -> InlineKeyboardMarkup:
     texts = context.services.texts
     return keyboard([
-        [(texts.t(lang, "jd-button-use"), callbacks.encode(callbacks.JOBMATCH, "u", match_id,
-                                                             rank))],
-        [(texts.t(lang, "jd-button-change"), callbacks.encode(callbacks.JOBMATCH, "c", match_id)),
-         (texts.t(lang, "jd-button-cancel"), callbacks.encode(callbacks.JOBMATCH, "x", match_id))],
+        [(texts.t(lang, "jd-button-use"), callbacks.JobMatchAction("u", match_id, rank).encode())],
+        [(texts.t(lang, "jd-button-change"), callbacks.JobMatchAction("c", match_id).encode()),
+         (texts.t(lang, "jd-button-cancel"), callbacks.JobMatchAction("x", match_id).encode())],
     ])
 
 
@@ -128,11 +127,9 @@ def field_keyboard(context: CoachContext, lang: str, match: StoredMatch) -> Inli
     bank, texts = context.services.bank, context.services.texts
     ranks = {ranked.field: rank for rank, ranked in enumerate(match.ranking)
              if ranked.field in bank.fields}
-    buttons = [(bank.field_name(field, lang), callbacks.encode(callbacks.JOBMATCH_FIELD,
-                                                               match.id, ranks[field]))
+    buttons = [(bank.field_name(field, lang), callbacks.JobMatchField(match.id, ranks[field]).encode())
                for field in sorted(ranks)]
-    cancel = (texts.t(lang, "jd-button-cancel"), callbacks.encode(callbacks.JOBMATCH, "x",
-                                                                  match.id))
+    cancel = (texts.t(lang, "jd-button-cancel"), callbacks.JobMatchAction("x", match.id).encode())
     return keyboard([*chunk(buttons, 2), [cancel]])
 
 
@@ -166,10 +163,9 @@ async def rank_and_answer(update: Update, context: CoachContext, user: User, lan
 
 async def jd(update: Update, context: CoachContext) -> None:
     """/jd [ad]: wait for the ad in the next message, or rank the one pasted after the command."""
-    user, lang = await current_user(update, context)
-    texts = context.services.texts
+    user, lang = context.user, context.lang
     if update.effective_chat is None or update.effective_chat.type != ChatType.PRIVATE:
-        await reply(update, texts.t(lang, "jd-private-only"))
+        await reply(update, context.t("jd-private-only"))
         return
     # The ad may follow the command in the same message ("/jd Senior Go Engineer ...").
     command_and_ad = (update.effective_message.text or "").split(maxsplit=1)
@@ -178,7 +174,7 @@ async def jd(update: Update, context: CoachContext) -> None:
         return
     await store.start_waiting(context.services.db, user_id=user.user_id,
                               until=now_ts(context) + WAIT_MINUTES * 60)
-    await reply(update, texts.t(lang, "jd-prompt", limit=MAX_FILE_KB, minutes=WAIT_MINUTES))
+    await reply(update, context.t("jd-prompt", limit=MAX_FILE_KB, minutes=WAIT_MINUTES))
 
 
 async def read_document(message: Message, context: CoachContext, lang: str) -> str | None:
@@ -216,7 +212,7 @@ async def receive_ad(update: Update, context: CoachContext) -> None:
     if message is None or update.effective_user is None or not await store.is_waiting(
             services.db, user_id=update.effective_user.id, now=now_ts(context)):
         return  # not waiting for an ad: the other handlers see this message
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     text: str | None = None
     if message.text is not None:
         text = message.text
@@ -225,57 +221,47 @@ async def receive_ad(update: Update, context: CoachContext) -> None:
     elif message.photo and len((message.caption or "").split()) >= MIN_WORDS:
         text = message.caption  # a post forwarded from a jobs channel: the ad is the caption
     elif message.photo:
-        await message.reply_text(services.texts.t(lang, "jd-photo"))
+        await message.reply_text(context.t("jd-photo"))
     else:
-        await message.reply_text(services.texts.t(lang, "jd-not-text"))
+        await message.reply_text(context.t("jd-not-text"))
     if text is not None:
         await rank_and_answer(update, context, user, lang, text)
     raise ApplicationHandlerStop  # this message was the ad (or a try at one): nobody else's
 
 
-def small_int(text: str) -> int | None:
-    """A button's number, or None for anything a button of ours never carries."""
-    return int(text) if text.isdigit() and len(text) <= 12 else None
-
-
-async def pressed_match(context: CoachContext, user: User, match_id: str) -> StoredMatch | None:
+async def pressed_match(context: CoachContext, user: User, match_id: int) -> StoredMatch | None:
     """The user's ranked ad a button points at, or None (used, replaced, someone else's)."""
-    number = small_int(match_id)
-    if number is None:
-        return None
-    return await store.get_match(context.services.db, match_id=number, user_id=user.user_id)
+    return await store.get_match(context.services.db, match_id=match_id, user_id=user.user_id)
 
 
 async def jobmatch_button(update: Update, context: CoachContext) -> None:
     """`Use this`, `Change field` and `Cancel` under a ranked ad."""
     query = update.callback_query
-    texts = context.services.texts
-    data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
-    action = data.arg(0) if data else ""
-    match = await pressed_match(context, user, data.arg(1)) if data else None
-    if match is None or action not in ("u", "c", "x"):
-        await query.answer(texts.t(lang, "jd-toast-expired"))
+    data = callbacks.JobMatchAction.parse(query.data)
+    user, lang = context.user, context.lang
+    action = data.action if data else ""
+    match = await pressed_match(context, user, data.match_id) if data else None
+    if data is None or match is None:
+        await query.answer(context.t("jd-toast-expired"))
     elif action == "u":
-        await use_match(update, context, user, lang, match, data.arg(2))
+        await use_match(update, context, user, lang, match, data.rank)
     elif action == "c":
         await query.answer()
-        await edit_or_ignore(query.message, texts.t(lang, "jd-choose-field"),
+        await edit_or_ignore(context, query.message, context.t("jd-choose-field"),
                              field_keyboard(context, lang, match))
     else:
         await query.answer()
         await store.discard_match(context.services.db, match_id=match.id, user_id=user.user_id)
-        await edit_or_ignore(query.message, texts.t(lang, "jd-cancelled"))
+        await edit_or_ignore(context, query.message, context.t("jd-cancelled"))
 
 
 async def use_match(update: Update, context: CoachContext, user: User, lang: str,
-                    match: StoredMatch, rank: str) -> None:
+                    match: StoredMatch, rank: int | None) -> None:
     """`Use this`: set field and level, start the plan, and offer the first question."""
     query = update.callback_query
     services = context.services
     texts, bank = services.texts, services.bank
-    number = small_int(rank)
-    ranked = match.at(number) if number is not None else None
+    ranked = match.at(rank) if rank is not None else None
     topics = [t for t in ranked.topics if bank.topic(ranked.field, t)] if ranked else []
     if ranked is None or ranked.field not in bank.fields or not await store.adopt_match(
             services.db, match_id=match.id, user_id=user.user_id, field=ranked.field,
@@ -288,48 +274,48 @@ async def use_match(update: Update, context: CoachContext, user: User, lang: str
     done = (texts.t(lang, "jd-plan-started", count=len(topics), **names) if topics
             else texts.t(lang, "jd-set-no-plan", **names))
     shown = query.message.text_html if query.message and query.message.text else ""
-    start = keyboard([[(texts.t(lang, "button-start-practice"), callbacks.encode(callbacks.NEXT))]])
-    await edit_or_ignore(query.message, f"{shown}\n\n{done}".strip(), start)
+    start = keyboard([[(texts.t(lang, "button-start-practice"), callbacks.Next().encode())]])
+    await edit_or_ignore(context, query.message, f"{shown}\n\n{done}".strip(), start)
 
 
 async def choose_jobmatch_field(update: Update, context: CoachContext) -> None:
     """A field picked for a ranked ad (after `Change field`, or when nothing matched)."""
     query = update.callback_query
     services = context.services
-    data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
-    match = await pressed_match(context, user, data.arg(0)) if data else None
-    rank = small_int(data.arg(1)) if data else None
+    data = callbacks.JobMatchField.parse(query.data)
+    user, lang = context.user, context.lang
+    match = await pressed_match(context, user, data.match_id) if data else None
+    rank = data.rank if data else None
     ranked = match.at(rank) if match and rank is not None else None
     if match is None or ranked is None or ranked.field not in services.bank.fields:
-        await query.answer(services.texts.t(lang, "jd-toast-expired"))
+        await query.answer(context.t("jd-toast-expired"))
         return
     await query.answer()
-    await edit_or_ignore(query.message, chosen_field_html(context, lang, match, ranked),
+    await edit_or_ignore(context, query.message, chosen_field_html(context, lang, match, ranked),
                          result_keyboard(context, lang, match.id, rank))
 
 
 async def plan(update: Update, context: CoachContext) -> None:
     """/plan [off]: the plan's topics and progress on each, or end it."""
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     services = context.services
-    texts, bank = services.texts, services.bank
+    bank = services.bank
     argument = context.args[0].lower() if context.args else ""
     if argument == "off":
         ended = await store.end_plan(services.db, user_id=user.user_id)
-        await reply(update, texts.t(lang, "plan-ended" if ended else "plan-off-none"))
+        await reply(update, context.t("plan-ended" if ended else "plan-off-none"))
         return
     if argument:
-        await reply(update, texts.t(lang, "plan-bad-argument"))
+        await reply(update, context.t("plan-bad-argument"))
         return
     stored = await store.get_plan(services.db, user_id=user.user_id)
     if stored is None:
-        await reply(update, texts.t(lang, "plan-none"))
+        await reply(update, context.t("plan-none"))
         return
     level = user.level or stored.level
     started = datetime.fromtimestamp(stored.started_at, UTC).astimezone(
         streaks.zone(user.timezone, user.language))
-    lines = [texts.t(lang, "plan-header", field=bank.field_name(stored.field, lang),
+    lines = [context.t("plan-header", field=bank.field_name(stored.field, lang),
                      level=level_name(context, lang, level), date=started.date().isoformat())]
     progress = await store.plan_progress(services.db, plan=stored)
     topics = [t for t in stored.topics if bank.topic(stored.field, t)]
@@ -339,18 +325,18 @@ async def plan(update: Update, context: CoachContext) -> None:
         name = bank.topic_name(stored.field, topic, lang)
         done = progress.get(topic)
         if done is None:
-            lines.append(texts.t(lang, "plan-topic-new", number=number, topic=name,
+            lines.append(context.t("plan-topic-new", number=number, topic=name,
                                  total=len(ids)))
         else:
-            lines.append(texts.t(lang, "plan-topic", number=number, topic=name,
+            lines.append(context.t("plan-topic", number=number, topic=name,
                                  answered=done.answered,
                                  accuracy=percent(done.correct, done.answered),
                                  seen=len(done.question_ids & ids), total=len(ids)))
     if user.field != stored.field:
-        lines += ["", texts.t(lang, "plan-other-field", field=bank.field_name(stored.field, lang),
+        lines += ["", context.t("plan-other-field", field=bank.field_name(stored.field, lang),
                               current=bank.field_name(user.field, lang) if user.field else "—",
                               key=stored.field)]
-    lines += ["", texts.t(lang, "plan-footer")]
+    lines += ["", context.t("plan-footer")]
     await reply(update, "\n".join(lines))
 
 
@@ -363,9 +349,9 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("jd", jd))
     app.add_handler(CommandHandler("plan", plan))
     app.add_handler(CallbackQueryHandler(jobmatch_button,
-                                         pattern=callbacks.pattern(callbacks.JOBMATCH)))
+                                         pattern=callbacks.JobMatchAction.pattern()))
     app.add_handler(CallbackQueryHandler(choose_jobmatch_field,
-                                         pattern=callbacks.pattern(callbacks.JOBMATCH_FIELD)))
+                                         pattern=callbacks.JobMatchField.pattern()))
     app.add_handler(MessageHandler(
         filters.ChatType.PRIVATE & ~filters.COMMAND & filters.UpdateType.MESSAGE, receive_ad),
         group=AD_GROUP)

@@ -7,7 +7,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
 from bot import callbacks
 from bot.context import CoachContext
-from handlers.common import chunk, current_user, edit_or_ignore, keyboard, reply
+from handlers.common import chunk, edit_or_ignore, keyboard, reply
 from questions.model import LEVELS
 from storage.users import User, update_user
 
@@ -16,26 +16,26 @@ LANGUAGE_CHOICES = {"en": "English", "tr": "Türkçe"}
 
 
 def language_keyboard(current: str):
-    return keyboard([[(("✓ " if code == current else "") + name, callbacks.encode(callbacks.LANGUAGE, code))
+    return keyboard([[(("✓ " if code == current else "") + name, callbacks.LanguageChoice(code).encode())
                       for code, name in LANGUAGE_CHOICES.items()]])
 
 
 def field_keyboard(context: CoachContext, lang: str, current: str | None = None):
     bank = context.services.bank
     buttons = [(("✓ " if key == current else "") + bank.field_name(key, lang),
-                callbacks.encode(callbacks.FIELD, key)) for key in sorted(bank.fields)]
+                callbacks.FieldChoice(key).encode()) for key in sorted(bank.fields)]
     return keyboard(chunk(buttons, 2))
 
 
 def level_keyboard(context: CoachContext, lang: str, current: str | None = None):
     texts = context.services.texts
     return keyboard([[(("✓ " if level == current else "") + texts.t(lang, f"level-{level}"),
-                       callbacks.encode(callbacks.LEVEL, level)) for level in LEVELS]])
+                       callbacks.LevelChoice(level).encode()) for level in LEVELS]])
 
 
 def start_keyboard(context: CoachContext, lang: str):
     return keyboard([[(context.services.texts.t(lang, "button-start-practice"),
-                       callbacks.encode(callbacks.NEXT))]])
+                       callbacks.Next().encode())]])
 
 
 def names(context: CoachContext, user: User, lang: str) -> dict[str, str]:
@@ -61,30 +61,29 @@ async def ask_next_choice(update: Update, context: CoachContext, user: User, lan
 
 async def start(update: Update, context: CoachContext) -> None:
     """Welcome, then whatever is not chosen yet."""
-    user, lang = await current_user(update, context)
-    texts = context.services.texts
+    user, lang = context.user, context.lang
     name = update.effective_user.first_name if update.effective_user else ""
     if user.field and user.level:
-        await reply(update, texts.t(lang, "welcome-back", name=name, **names(context, user, lang)),
+        await reply(update, context.t("welcome-back", name=name, **names(context, user, lang)),
                     start_keyboard(context, lang))
         return
-    await reply(update, texts.t(lang, "welcome", name=name))
-    await reply(update, texts.t(lang, "choose-language", language=LANGUAGE_CHOICES[lang]),
+    await reply(update, context.t("welcome", name=name))
+    await reply(update, context.t("choose-language", language=LANGUAGE_CHOICES[lang]),
                 language_keyboard(lang))
     await ask_next_choice(update, context, user, lang)
 
 
 async def language(update: Update, context: CoachContext) -> None:
     """/language [en|tr]"""
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     texts = context.services.texts
     if not context.args:
-        await reply(update, texts.t(lang, "choose-language", language=LANGUAGE_CHOICES[lang]),
+        await reply(update, context.t("choose-language", language=LANGUAGE_CHOICES[lang]),
                     language_keyboard(lang))
         return
     choice = context.args[0].lower()
     if choice not in LANGUAGE_CHOICES:
-        await reply(update, texts.t(lang, "bad-language", values="en, tr"))
+        await reply(update, context.t("bad-language", values="en, tr"))
         return
     await update_user(context.services.db, user_id=user.user_id, language=choice)
     await reply(update, texts.t(choice, "language-set"))
@@ -92,52 +91,51 @@ async def language(update: Update, context: CoachContext) -> None:
 
 async def field(update: Update, context: CoachContext) -> None:
     """/field [key]"""
-    user, lang = await current_user(update, context)
-    texts, bank = context.services.texts, context.services.bank
+    user, lang = context.user, context.lang
+    bank = context.services.bank
     if not context.args:
-        await reply(update, texts.t(lang, "choose-field"), field_keyboard(context, lang, user.field))
+        await reply(update, context.t("choose-field"), field_keyboard(context, lang, user.field))
         return
     choice = context.args[0].lower()
     if choice not in bank.fields:
-        await reply(update, texts.t(lang, "bad-field", value=choice[:40],
+        await reply(update, context.t("bad-field", value=choice[:40],
                                     values=", ".join(sorted(bank.fields))))
         return
     await update_user(context.services.db, user_id=user.user_id, field=choice)
-    await reply(update, texts.t(lang, "field-set", field=bank.field_name(choice, lang)))
+    await reply(update, context.t("field-set", field=bank.field_name(choice, lang)))
     if not user.level:
-        await reply(update, texts.t(lang, "choose-level"), level_keyboard(context, lang))
+        await reply(update, context.t("choose-level"), level_keyboard(context, lang))
 
 
 async def level(update: Update, context: CoachContext) -> None:
     """/level [junior|mid|senior]"""
-    user, lang = await current_user(update, context)
-    texts = context.services.texts
+    user, lang = context.user, context.lang
     if not context.args:
-        await reply(update, texts.t(lang, "choose-level"), level_keyboard(context, lang, user.level))
+        await reply(update, context.t("choose-level"), level_keyboard(context, lang, user.level))
         return
     choice = context.args[0].lower()
     if choice not in LEVELS:
-        await reply(update, texts.t(lang, "bad-level", value=choice[:40], values=", ".join(LEVELS)))
+        await reply(update, context.t("bad-level", value=choice[:40], values=", ".join(LEVELS)))
         return
     await update_user(context.services.db, user_id=user.user_id, level=choice)
-    await reply(update, texts.t(lang, "level-set", level=texts.t(lang, f"level-{choice}")))
+    await reply(update, context.t("level-set", level=context.t(f"level-{choice}")))
 
 
 async def choose_language(update: Update, context: CoachContext) -> None:
     """A tap on English / Türkçe."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
-    choice = data.arg(0) if data else ""
+    data = callbacks.LanguageChoice.parse(query.data)
+    user = context.user
+    choice = data.language if data else ""
     if choice not in LANGUAGE_CHOICES:
-        await query.answer(context.services.texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return
     await query.answer(context.services.texts.t(choice, "language-set"))
     if choice == user.language:
         return
     await update_user(context.services.db, user_id=user.user_id, language=choice)
     texts = context.services.texts
-    await edit_or_ignore(query.message,
+    await edit_or_ignore(context, query.message,
                          texts.t(choice, "choose-language", language=LANGUAGE_CHOICES[choice]),
                          language_keyboard(choice))
 
@@ -145,34 +143,33 @@ async def choose_language(update: Update, context: CoachContext) -> None:
 async def choose_field(update: Update, context: CoachContext) -> None:
     """A tap on a field button."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
-    texts, bank = context.services.texts, context.services.bank
-    choice = data.arg(0) if data else ""
+    data = callbacks.FieldChoice.parse(query.data)
+    user, lang = context.user, context.lang
+    bank = context.services.bank
+    choice = data.field_key if data else ""
     if choice not in bank.fields:
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return
     await query.answer()
     await update_user(context.services.db, user_id=user.user_id, field=choice)
     user.field = choice
-    await edit_or_ignore(query.message, texts.t(lang, "field-set", field=bank.field_name(choice, lang)))
+    await edit_or_ignore(context, query.message, context.t("field-set", field=bank.field_name(choice, lang)))
     await ask_next_choice(update, context, user, lang)
 
 
 async def choose_level(update: Update, context: CoachContext) -> None:
     """A tap on Junior / Mid / Senior."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
-    texts = context.services.texts
-    choice = data.arg(0) if data else ""
+    data = callbacks.LevelChoice.parse(query.data)
+    user, lang = context.user, context.lang
+    choice = data.level if data else ""
     if choice not in LEVELS:
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return
     await query.answer()
     await update_user(context.services.db, user_id=user.user_id, level=choice)
     user.level = choice
-    await edit_or_ignore(query.message, texts.t(lang, "level-set", level=texts.t(lang, f"level-{choice}")))
+    await edit_or_ignore(context, query.message, context.t("level-set", level=context.t(f"level-{choice}")))
     await ask_next_choice(update, context, user, lang)
 
 
@@ -181,6 +178,6 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("language", language))
     app.add_handler(CommandHandler("field", field))
     app.add_handler(CommandHandler("level", level))
-    app.add_handler(CallbackQueryHandler(choose_language, pattern=callbacks.pattern(callbacks.LANGUAGE)))
-    app.add_handler(CallbackQueryHandler(choose_field, pattern=callbacks.pattern(callbacks.FIELD)))
-    app.add_handler(CallbackQueryHandler(choose_level, pattern=callbacks.pattern(callbacks.LEVEL)))
+    app.add_handler(CallbackQueryHandler(choose_language, pattern=callbacks.LanguageChoice.pattern()))
+    app.add_handler(CallbackQueryHandler(choose_field, pattern=callbacks.FieldChoice.pattern()))
+    app.add_handler(CallbackQueryHandler(choose_level, pattern=callbacks.LevelChoice.pattern()))

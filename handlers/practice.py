@@ -16,7 +16,6 @@ from bot.services import Services
 from domain import progress, review, streaks
 from domain.grading import Grade, grade
 from handlers.common import (
-    current_user,
     edit_or_ignore,
     first_tap,
     keyboard,
@@ -44,10 +43,9 @@ def question_header(context: CoachContext, question: Question, lang: str) -> str
 
 def answer_keyboard(question: Question, owner: int | None, on_topic: bool = False):
     # Self-contained: the question, the option, the asker in a group, whether to stay on the topic.
-    extra: tuple = (owner if owner is not None else "", "t") if on_topic else (
-        (owner,) if owner is not None else ())
+    stay = "t" if on_topic else None
     return keyboard([[(render.option_label(key),
-                       callbacks.encode(callbacks.ANSWER, question.key, key, *extra))
+                       callbacks.Answer(question.key, key, owner, stay).encode())
                       for key in question.option_keys]])
 
 
@@ -105,7 +103,7 @@ async def ask(update: Update, context: CoachContext, user: User, lang: str,
 
 async def quiz(update: Update, context: CoachContext) -> None:
     """/quiz [topic]"""
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     topic = context.args[0].lower() if context.args else None
     if topic and user.field and context.services.bank.topic(user.field, topic) is None:
         bank = context.services.bank
@@ -121,12 +119,12 @@ async def next_question(update: Update, context: CoachContext) -> None:
     """`Next ▶` / `Start practice ▶`: remove the button, ask again (on the same topic, if any)."""
     query = update.callback_query
     await query.answer()
-    data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
+    data = callbacks.Next.parse(query.data)
+    user, lang = context.user, context.lang
     if not first_tap(context, query):
         return  # a double tap on the same Next button asks once
     await remove_buttons(query.message)
-    topic = (data.arg(0) or None) if data else None
+    topic = data.topic if data else None
     await ask(update, context, user, lang, topic)
 
 
@@ -142,7 +140,7 @@ class Graded:
 
 
 async def grade_tap(update: Update, context: CoachContext, *, question_key: str, option: str,
-                    owner: str, source: str) -> Graded | None:
+                    owner: int | None, source: str) -> Graded | None:
     """Store a tap on A/B/C/D, answer it with the result, mark the question message.
 
     None (the tap answered with a short notice) when nothing was stored: an unknown or stale
@@ -150,15 +148,14 @@ async def grade_tap(update: Update, context: CoachContext, *, question_key: str,
     """
     query = update.callback_query
     services = context.services
-    texts = services.texts
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     question = services.bank.by_key.get(question_key)
     choice = grade(question, option) if question else None
     if choice is None or query.message is None:
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return None
-    if owner and owner != str(user.user_id):
-        await query.answer(texts.t(lang, "toast-not-yours"))
+    if owner is not None and owner != user.user_id:
+        await query.answer(context.t("toast-not-yours"))
         return None
     now = services.now()
     tz = streaks.zone(user.timezone, user.language)
@@ -172,15 +169,15 @@ async def grade_tap(update: Update, context: CoachContext, *, question_key: str,
         elapsed_ms=max(elapsed, 0) if elapsed is not None else None,
     ), today=streaks.local_day(now, tz))
     if not recorded.inserted:
-        await query.answer(texts.t(lang, "toast-already-answered"))
+        await query.answer(context.t("toast-already-answered"))
         return None
     right = render.option_label(question.correct)
     chosen = render.option_label(choice.chosen)
-    await query.answer(texts.t(lang, "toast-correct") if choice.is_correct
-                       else texts.t(lang, "toast-wrong", right=right))
-    result_line = (texts.t(lang, "graded-right", chosen=chosen) if choice.is_correct
-                   else texts.t(lang, "graded-wrong", chosen=chosen, right=right))
-    await edit_or_ignore(query.message, render.graded_html(
+    await query.answer(context.t("toast-correct") if choice.is_correct
+                       else context.t("toast-wrong", right=right))
+    result_line = (context.t("graded-right", chosen=chosen) if choice.is_correct
+                   else context.t("graded-wrong", chosen=chosen, right=right))
+    await edit_or_ignore(context, query.message, render.graded_html(
         question, lang, header=question_header(context, question, lang), chosen=choice.chosen,
         result_line=result_line))
     return Graded(user, lang, question, choice, recorded)
@@ -210,20 +207,21 @@ async def suggest_level(update: Update, context: CoachContext, graded: Graded) -
         accuracy=progress.percent(level_up.correct, level_up.answered),
         next=texts.t(lang, f"level-{level_up.next}")),
         keyboard([[(texts.t(lang, "button-switch-level", level=texts.t(lang, f"level-{level_up.next}")),
-                    callbacks.encode(callbacks.LEVEL, level_up.next))]]))
+                    callbacks.LevelChoice(level_up.next).encode())]]))
 
 
 async def receive_answer(update: Update, context: CoachContext) -> None:
     """A tap on A/B/C/D in practice: store it, tell the result, mark the question, explain."""
-    data = callbacks.decode(update.callback_query.data)
-    graded = await grade_tap(update, context, question_key=data.arg(0) if data else "",
-                             option=data.arg(1) if data else "",
-                             owner=data.arg(2) if data else "", source="practice")
+    data = callbacks.Answer.parse(update.callback_query.data)
+    if data is None:
+        await update.callback_query.answer(context.t("toast-expired"))
+        return
+    graded = await grade_tap(update, context, question_key=data.question_key, option=data.option,
+                             owner=data.owner, source="practice")
     if graded is None:
         return
     texts, lang = context.services.texts, graded.lang
-    next_data = (callbacks.encode(callbacks.NEXT, graded.question.topic) if data.arg(3) == "t"
-                 else callbacks.encode(callbacks.NEXT))
+    next_data = callbacks.Next(graded.question.topic if data.on_topic else None).encode()
     await reply(update, explanation_text(context, graded),
                 keyboard([[(texts.t(lang, "button-next"), next_data)]]))
     await suggest_level(update, context, graded)
@@ -231,5 +229,5 @@ async def receive_answer(update: Update, context: CoachContext) -> None:
 
 def register(app: Application) -> None:
     app.add_handler(CommandHandler("quiz", quiz))
-    app.add_handler(CallbackQueryHandler(receive_answer, pattern=callbacks.pattern(callbacks.ANSWER)))
-    app.add_handler(CallbackQueryHandler(next_question, pattern=callbacks.pattern(callbacks.NEXT)))
+    app.add_handler(CallbackQueryHandler(receive_answer, pattern=callbacks.Answer.pattern()))
+    app.add_handler(CallbackQueryHandler(next_question, pattern=callbacks.Next.pattern()))

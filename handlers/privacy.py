@@ -9,7 +9,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
 from bot import callbacks
 from bot.context import CoachContext
-from handlers.common import current_user, edit_or_ignore, keyboard, reply
+from handlers.common import edit_or_ignore, keyboard, reply
 from storage.privacy import erase_user
 
 log = logging.getLogger(__name__)
@@ -18,36 +18,34 @@ COMMANDS = ("deleteme",)
 
 async def deleteme(update: Update, context: CoachContext) -> None:
     """/deleteme: ask first; nothing is erased without the tap."""
-    _, lang = await current_user(update, context)
-    texts = context.services.texts
     owner = update.effective_user.id
-    await reply(update, texts.t(lang, "deleteme-confirm"), keyboard([[
-        (texts.t(lang, "deleteme-yes"), callbacks.encode(callbacks.DELETE_ME, "yes", owner)),
-        (texts.t(lang, "deleteme-no"), callbacks.encode(callbacks.DELETE_ME, "no", owner)),
+    await reply(update, context.t("deleteme-confirm"), keyboard([[
+        (context.t("deleteme-yes"), callbacks.DeleteMe("yes", owner).encode()),
+        (context.t("deleteme-no"), callbacks.DeleteMe("no", owner).encode()),
     ]]))
 
 
 async def confirm(update: Update, context: CoachContext) -> None:
     """Yes: erase and say so. No: leave everything as it is."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
+    data = callbacks.DeleteMe.parse(query.data)
     services = context.services
     user = update.effective_user
     lang = services.language_for(None, user.language_code)
-    if data is None or data.arg(1) != str(user.id) or data.arg(0) not in ("yes", "no"):
+    if data is None or data.owner != user.id:
         await query.answer(services.texts.t(lang, "toast-not-yours" if data else "toast-expired"))
         return
-    if data.arg(0) == "no":
+    if data.choice == "no":
         await query.answer()
-        await edit_or_ignore(query.message, services.texts.t(lang, "deleteme-cancelled"))
+        await edit_or_ignore(context, query.message, services.texts.t(lang, "deleteme-cancelled"))
         return
     touched = await erase_user(services.db, user_id=user.id)
     context.application.drop_user_data(user.id)
     log.info("erased user_id=%s (%d rows)", user.id, touched)
     await query.answer()
-    await edit_or_ignore(query.message, services.texts.t(lang, "deleteme-done"))
+    await edit_or_ignore(context, query.message, services.texts.t(lang, "deleteme-done"))
 
 
 def register(app: Application) -> None:
     app.add_handler(CommandHandler("deleteme", deleteme))
-    app.add_handler(CallbackQueryHandler(confirm, pattern=callbacks.pattern(callbacks.DELETE_ME)))
+    app.add_handler(CallbackQueryHandler(confirm, pattern=callbacks.DeleteMe.pattern()))

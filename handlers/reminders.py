@@ -21,7 +21,7 @@ from bot.context import CoachContext, services_of
 from bot.texts import Html, Texts
 from domain import reminders, timezones
 from domain.reminders import Schedule
-from handlers.common import chunk, current_user, edit_or_ignore, keyboard, reply
+from handlers.common import chunk, edit_or_ignore, keyboard, reply
 from storage import reminders as store
 from storage.users import User
 
@@ -80,18 +80,17 @@ def status_text(context: CoachContext, user: User, lang: str,
 
 def remind_keyboard(texts: Texts, lang: str, reminder: store.Reminder | None):
     current = reminder.schedule.hhmm if reminder and reminder.on else None
-    times = [(("✓ " if t == current else "") + t, callbacks.encode(callbacks.REMINDER,
-                                                                   t.replace(":", "")))
+    times = [(("✓ " if t == current else "") + t, callbacks.ReminderChoice(t.replace(":", "")).encode())
              for t in PRESET_TIMES]
     off = (("✓ " if current is None else "") + texts.t(lang, "button-remind-off"),
-           callbacks.encode(callbacks.REMINDER, "off"))
+           callbacks.ReminderChoice("off").encode())
     return keyboard([*chunk(times, 4), [off]])
 
 
 def timezone_keyboard(names: list[str] | tuple[str, ...], current: str | None, per_row: int = 2):
     # Zone names hold "/", which callback data does not allow; no IANA name holds ".".
     buttons = [(("✓ " if name == current else "") + name,
-                callbacks.encode(callbacks.TIMEZONE, name.replace("/", "."))) for name in names]
+                callbacks.TimezoneChoice.of(name).encode()) for name in names]
     return keyboard(chunk(buttons, per_row))
 
 
@@ -101,7 +100,7 @@ def reminder_message(texts: Texts, lang: str, streak: int,
              else texts.t(lang, "reminder-nudge-start"))
     text = texts.t(lang, "reminder", streak=streak, reviews=reviews, nudge=Html(nudge))
     # The same flow as /quiz: handlers/practice.next_question asks at once.
-    markup = keyboard([[(texts.t(lang, "button-start-practice"), callbacks.encode(callbacks.NEXT))]])
+    markup = keyboard([[(texts.t(lang, "button-start-practice"), callbacks.Next().encode())]])
     return text, markup
 
 
@@ -116,26 +115,26 @@ async def show_reminder(update: Update, context: CoachContext, user: User, lang:
 
 async def remind(update: Update, context: CoachContext) -> None:
     """/remind [HH:MM [days] [always] | off]"""
-    user, lang = await current_user(update, context)
-    services, texts = context.services, context.services.texts
+    user, lang = context.user, context.lang
+    services = context.services
     if update.effective_chat is None or update.effective_chat.type != ChatType.PRIVATE:
-        await reply(update, texts.t(lang, "remind-private-only"))
+        await reply(update, context.t("remind-private-only"))
         return
     if not context.args:
         await show_reminder(update, context, user, lang)
         return
     request = reminders.parse_request(context.args)
     if request is None:
-        await reply(update, texts.t(lang, "remind-bad", value=" ".join(context.args)[:40]))
+        await reply(update, context.t("remind-bad", value=" ".join(context.args)[:40]))
         return
     if request == reminders.OFF:
         await store.turn_off(services.db, user_id=user.user_id, now=services.now())
-        await reply(update, texts.t(lang, "remind-stopped"))
+        await reply(update, context.t("remind-stopped"))
         return
     assert isinstance(request, Schedule)
     saved = await store.save_reminder(services.db, user_id=user.user_id, schedule=request,
                                       now=services.now())
-    await reply(update, texts.t(lang, "remind-saved") + " "
+    await reply(update, context.t("remind-saved") + " "
                 + status_text(context, user, lang, saved))
 
 
@@ -147,14 +146,14 @@ def preset_minute(arg: str) -> int | None:
 async def choose_reminder(update: Update, context: CoachContext) -> None:
     """A tap on a time, or on Off, under /remind."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
+    data = callbacks.ReminderChoice.parse(query.data)
+    user, lang = context.user, context.lang
     services, texts = context.services, context.services.texts
-    arg = data.arg(0) if data else ""
+    arg = data.value if data else ""
     minute = preset_minute(arg)
     if arg == "off":
         await store.turn_off(services.db, user_id=user.user_id, now=services.now())
-        await query.answer(texts.t(lang, "toast-remind-off"))
+        await query.answer(context.t("toast-remind-off"))
         reminder = await store.get_reminder(services.db, user_id=user.user_id)
     elif minute is not None:
         # A preset changes the time only: days and `always` stay as the user set them.
@@ -163,12 +162,12 @@ async def choose_reminder(update: Update, context: CoachContext) -> None:
                     else Schedule(minute))
         reminder = await store.save_reminder(services.db, user_id=user.user_id,
                                              schedule=schedule, now=services.now())
-        await query.answer(texts.t(lang, "toast-remind-set", time=schedule.hhmm))
+        await query.answer(context.t("toast-remind-set", time=schedule.hhmm))
     else:
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return
-    text = status_text(context, user, lang, reminder) + "\n\n" + texts.t(lang, "remind-how")
-    await edit_or_ignore(query.message, text, remind_keyboard(texts, lang, reminder))
+    text = status_text(context, user, lang, reminder) + "\n\n" + context.t("remind-how")
+    await edit_or_ignore(context, query.message, text, remind_keyboard(texts, lang, reminder))
 
 
 # --- /timezone -----------------------------------------------------------------------------
@@ -193,22 +192,21 @@ async def timezone_changed(context: CoachContext, user: User, lang: str, name: s
 
 async def timezone_command(update: Update, context: CoachContext) -> None:
     """/timezone [IANA name | UTC offset]"""
-    user, lang = await current_user(update, context)
-    texts = context.services.texts
+    user, lang = context.user, context.lang
     current = timezones.effective_name(user.timezone, user.language)
     if not context.args:
         key = "timezone-current" if user.timezone else "timezone-current-default"
-        text = (texts.t(lang, key, zone=current, time=local_now(context, current)) + "\n"
-                + texts.t(lang, "timezone-how"))
+        text = (context.t(key, zone=current, time=local_now(context, current)) + "\n"
+                + context.t("timezone-how"))
         await reply(update, text, timezone_keyboard(timezones.COMMON, current))
         return
     typed = " ".join(context.args)
     name = timezones.parse(typed)
     if name is None:
         close = timezones.suggestions(typed)
-        text = texts.t(lang, "timezone-bad", value=typed[:40])
+        text = context.t("timezone-bad", value=typed[:40])
         if close:
-            text += "\n" + texts.t(lang, "timezone-suggest")
+            text += "\n" + context.t("timezone-suggest")
         await reply(update, text, timezone_keyboard(close, None, per_row=1) if close else None)
         return
     await reply(update, await timezone_changed(context, user, lang, name))
@@ -217,18 +215,17 @@ async def timezone_command(update: Update, context: CoachContext) -> None:
 async def choose_timezone(update: Update, context: CoachContext) -> None:
     """A tap on a zone under /timezone (or under a suggestion)."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
-    user, lang = await current_user(update, context)
-    texts = context.services.texts
-    wanted = (data.arg(0) if data else "").replace(".", "/")
+    data = callbacks.TimezoneChoice.parse(query.data)
+    user, lang = context.user, context.lang
+    wanted = data.name if data else ""
     name = timezones.parse(wanted) if wanted else None
     if name is None or name != wanted:
-        await query.answer(texts.t(lang, "toast-expired"))
+        await query.answer(context.t("toast-expired"))
         return
-    await query.answer(texts.t(lang, "toast-timezone-set", zone=name))
+    await query.answer(context.t("toast-timezone-set", zone=name))
     if name == user.timezone:
         return
-    await edit_or_ignore(query.message, await timezone_changed(context, user, lang, name))
+    await edit_or_ignore(context, query.message, await timezone_changed(context, user, lang, name))
 
 
 # --- sending -------------------------------------------------------------------------------
@@ -327,8 +324,8 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("remind", remind))
     app.add_handler(CommandHandler("timezone", timezone_command))
     app.add_handler(CallbackQueryHandler(choose_reminder,
-                                         pattern=callbacks.pattern(callbacks.REMINDER)))
+                                         pattern=callbacks.ReminderChoice.pattern()))
     app.add_handler(CallbackQueryHandler(choose_timezone,
-                                         pattern=callbacks.pattern(callbacks.TIMEZONE)))
+                                         pattern=callbacks.TimezoneChoice.pattern()))
     # Its own handler group, so a feature watching my_chat_member in groups cannot shadow it.
     app.add_handler(ChatMemberHandler(bot_blocked, ChatMemberHandler.MY_CHAT_MEMBER), group=1)

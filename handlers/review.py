@@ -16,7 +16,7 @@ from bot import callbacks
 from bot.context import CoachContext, services_of
 from domain import review
 from handlers import practice
-from handlers.common import current_user, first_tap, keyboard, remove_buttons, reply
+from handlers.common import first_tap, keyboard, remove_buttons, reply
 from questions import render
 from storage import review as store
 from storage.users import User
@@ -49,16 +49,16 @@ async def serve_review(update: Update, context: CoachContext, user: User, lang: 
     header = (texts.t(lang, "review-header", left=left) + "\n"
               + practice.question_header(context, question, lang))
     markup = keyboard([[(render.option_label(key),
-                         callbacks.encode(callbacks.REVIEW, question.key, key))
+                         callbacks.Review(question.key, key).encode())
                         for key in question.option_keys]])
     await reply(update, render.question_html(question, lang, header=header), markup)
 
 
 async def review_command(update: Update, context: CoachContext) -> None:
     """/review"""
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     if update.effective_chat.type != ChatType.PRIVATE:
-        await reply(update, context.services.texts.t(lang, "review-private-only"))
+        await reply(update, context.t("review-private-only"))
         return
     await serve_review(update, context, user, lang)
 
@@ -66,12 +66,15 @@ async def review_command(update: Update, context: CoachContext) -> None:
 async def review_button(update: Update, context: CoachContext) -> None:
     """A/B/C/D on a review question (`rv:<question>:<option>`), or `Next review` (`rv`)."""
     query = update.callback_query
-    data = callbacks.decode(query.data)
-    if data and data.args:
+    data = callbacks.Review.parse(query.data)
+    if data is None or (data.question_key is None) != (data.option is None):
+        await query.answer(context.t("toast-expired"))
+        return
+    if data.question_key is not None:
         await receive_review_answer(update, context, data)
         return
     await query.answer()
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     if not first_tap(context, query):
         return
     await remove_buttons(query.message)
@@ -79,10 +82,10 @@ async def review_button(update: Update, context: CoachContext) -> None:
 
 
 async def receive_review_answer(update: Update, context: CoachContext,
-                                data: callbacks.Callback) -> None:
+                                data: callbacks.Review) -> None:
     """Grade and explain like practice, then offer the next due card or say when one is due."""
-    graded = await practice.grade_tap(update, context, question_key=data.arg(0),
-                                      option=data.arg(1), owner="", source="review")
+    graded = await practice.grade_tap(update, context, question_key=data.question_key or "",
+                                      option=data.option or "", owner=None, source="review")
     if graded is None:
         return
     services = context.services
@@ -92,7 +95,7 @@ async def receive_review_answer(update: Update, context: CoachContext,
     markup = None
     if left:
         markup = keyboard([[(texts.t(lang, "button-next-review", left=left),
-                             callbacks.encode(callbacks.REVIEW))]])
+                             callbacks.Review().encode())]])
     else:
         body += "\n\n" + await nothing_due_text(context, graded.user.user_id, lang)
     await reply(update, body, markup)
@@ -111,4 +114,4 @@ async def on_startup(app: Application) -> None:
 
 def register(app: Application) -> None:
     app.add_handler(CommandHandler("review", review_command))
-    app.add_handler(CallbackQueryHandler(review_button, pattern=callbacks.pattern(callbacks.REVIEW)))
+    app.add_handler(CallbackQueryHandler(review_button, pattern=callbacks.Review.pattern()))

@@ -93,7 +93,7 @@ class RoundMessages:
     @staticmethod
     def answer_keyboard(rnd: Round, position: int, question: Question) -> InlineKeyboardMarkup:
         return keyboard([[(render.option_label(key),
-                           callbacks.encode(callbacks.ROUND_ANSWER, rnd.id, position, key))
+                           callbacks.RoundAnswer(rnd.id, position, key).encode())
                           for key in question.option_keys]])
 
     def revealed(self, rnd: Round, position: int, question: Question,

@@ -24,7 +24,7 @@ from bot.context import CoachContext, services_of
 from domain import rounds as domain
 from domain import streaks
 from domain.grading import grade
-from handlers.common import current_user, reply
+from handlers.common import reply
 from handlers.group_settings import DEFAULT_LEVEL, group_language, is_group_admin
 from handlers.round_messages import RoundMessages
 from questions.loader import Bank
@@ -294,7 +294,6 @@ async def round_command(update: Update, context: CoachContext) -> None:
     services = context.services
     texts, bank, db = services.texts, services.bank, services.db
     chat, tg_user = update.effective_chat, update.effective_user
-    await current_user(update, context)  # the starter's name, for the scoreboard
     group, lang = await group_language(context, chat.id, tg_user)
     try:
         request = domain.parse_round_args(context.args or [],
@@ -402,7 +401,7 @@ async def leaderboard_command(update: Update, context: CoachContext) -> None:
 
 async def group_only(update: Update, context: CoachContext) -> None:
     """/round, /leaderboard or /stop in a private chat: say they are for groups, and how."""
-    _, lang = await current_user(update, context)
+    lang = context.lang
     username = context.bot.username
     await reply(update, context.services.texts.t(
         lang, "round-group-only", bot=username,
@@ -415,26 +414,24 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
     """A tap on a round question's letter: the member's first tap counts, told only to them."""
     query = update.callback_query
     services = context.services
-    texts = services.texts
-    user, lang = await current_user(update, context)
-    data = callbacks.decode(query.data)
+    user = context.user
+    data = callbacks.RoundAnswer.parse(query.data)
     chat_id = query.message.chat.id if query.message else None
-    try:
-        round_id, position, key = int(data.arg(0)), int(data.arg(1)), data.arg(2)
-    except (AttributeError, ValueError):
-        await query.answer(texts.t(lang, "round-toast-expired"))
+    if data is None:
+        await query.answer(context.t("round-toast-expired"))
         return
-    target = await store.tap_target(services.db, round_id=round_id, position=position)
+    position, key = data.position, data.option
+    target = await store.tap_target(services.db, round_id=data.round_id, position=position)
     rnd, state = target if target else (None, None)
     question = services.bank.questions.get(state.question_id) if state else None
     choice = grade(question, key) if question else None
     if rnd is None or rnd.chat_id != chat_id or choice is None or query.message is None:
-        await query.answer(texts.t(lang, "round-toast-expired"))
+        await query.answer(context.t("round-toast-expired"))
         return
     now = services.now()
     moment = int(now.timestamp() * 1000)
     if not rnd.is_running or not state.accepts_taps(moment):
-        await query.answer(texts.t(lang, "round-toast-closed"))
+        await query.answer(context.t("round-toast-closed"))
         return
     elapsed = max(0, moment - (state.opened_at_ms or moment))
     tap = await store.record_round_answer(
@@ -448,11 +445,11 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
         today=streaks.local_day(now, streaks.zone(user.timezone, user.language)))
     letter = (tap.chosen or "").upper()
     if tap.outcome == "recorded":
-        await query.answer(texts.t(lang, "round-toast-locked", choice=letter))
+        await query.answer(context.t("round-toast-locked", choice=letter))
     elif tap.outcome == "already":
-        await query.answer(texts.t(lang, "round-toast-already", choice=letter))
+        await query.answer(context.t("round-toast-already", choice=letter))
     else:
-        await query.answer(texts.t(lang, "round-toast-closed"))
+        await query.answer(context.t("round-toast-closed"))
 
 
 async def follow_migration(update: Update, context: CoachContext) -> None:
@@ -483,7 +480,7 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("leaderboard", leaderboard_command, filters=groups))
     app.add_handler(CommandHandler(list(COMMANDS), group_only, filters=private))
     app.add_handler(CallbackQueryHandler(receive_round_answer,
-                                         pattern=callbacks.pattern(callbacks.ROUND_ANSWER)))
+                                         pattern=callbacks.RoundAnswer.pattern()))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, follow_migration),
                     group=AFTER_GROUPS)
 

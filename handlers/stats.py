@@ -13,7 +13,7 @@ from bot import charts
 from bot.context import CoachContext
 from bot.services import Services
 from domain import activity, progress, streaks
-from handlers.common import current_user, reply
+from handlers.common import reply
 from storage import review
 from storage.answers import topic_totals
 from storage.history import daily_tallies
@@ -78,15 +78,15 @@ async def progress_chart(services: Services, user: User, lang: str) -> bytes:
 
 async def stats(update: Update, context: CoachContext) -> None:
     """/stats: the text at once, then the chart (rendered off the event loop)."""
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     services = context.services
     text = await stats_text(services, user.user_id, lang)
-    await reply(update, text or services.texts.t(lang, "stats-empty"))
+    await reply(update, text or context.t("stats-empty"))
     if text is None or update.effective_chat is None:
         return
     png = await progress_chart(services, user, lang)
     try:
-        await update.effective_chat.send_photo(png, caption=services.texts.t(lang, "chart-caption"))
+        await update.effective_chat.send_photo(png, caption=context.t("chart-caption"))
     except TelegramError as exc:  # the text already arrived; a lost chart is not worth an apology
         log.warning("progress chart not sent: %s", exc)
 

@@ -8,7 +8,7 @@ from telegram.ext import Application, CommandHandler
 from bot import callbacks
 from bot.context import CoachContext
 from domain import progress
-from handlers.common import chunk, current_user, keyboard, reply
+from handlers.common import chunk, keyboard, reply
 from storage.answers import TopicTotal, topic_totals
 
 COMMANDS = ("topics",)
@@ -18,30 +18,30 @@ BUTTON_LABEL_CHARS = 30
 
 async def topics(update: Update, context: CoachContext) -> None:
     """/topics"""
-    user, lang = await current_user(update, context)
+    user, lang = context.user, context.lang
     services = context.services
-    texts, bank = services.texts, services.bank
+    bank = services.bank
     if not user.field or user.field not in bank.fields:
-        await reply(update, texts.t(lang, "need-setup"))
+        await reply(update, context.t("need-setup"))
         return
     stored = {t.topic: t for t in await topic_totals(services.db, user_id=user.user_id,
                                                         field=user.field)}
     rows = progress.weakest_first(stored.get(key) or TopicTotal(user.field, key, 0, 0)
                                   for key in bank.fields[user.field].topics)[:MAX_TOPICS]
-    lines = [texts.t(lang, "topics-title", field=bank.field_name(user.field, lang))]
+    lines = [context.t("topics-title", field=bank.field_name(user.field, lang))]
     buttons = []
     for total in rows:
         name = bank.topic_name(user.field, total.topic, lang)
         if total.answered:
-            lines.append(texts.t(lang, "topics-line", topic=name, answered=total.answered,
+            lines.append(context.t("topics-line", topic=name, answered=total.answered,
                                  bar=progress.bar(total.correct, total.answered),
                                  accuracy=progress.percent(total.correct, total.answered)))
         else:
-            lines.append(texts.t(lang, "topics-line-new", topic=name))
+            lines.append(context.t("topics-line-new", topic=name))
         label = name if len(name) <= BUTTON_LABEL_CHARS else name[: BUTTON_LABEL_CHARS - 1] + "…"
-        buttons.append((label, callbacks.encode(callbacks.NEXT, total.topic)))
+        buttons.append((label, callbacks.Next(total.topic).encode()))
     lines.append("")
-    lines.append(texts.t(lang, "topics-hint"))
+    lines.append(context.t("topics-hint"))
     await reply(update, "\n".join(lines), keyboard(chunk(buttons, 2)))
 
 

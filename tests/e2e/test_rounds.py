@@ -87,10 +87,10 @@ def letter_data(fake, message, letter: str) -> str:
 
 async def asked(runner: BotRunner, fake, message):
     """The bank question behind a round question message, from its buttons."""
-    data = callbacks.decode(fake.buttons(message)[0][0][1])
+    data = callbacks.RoundAnswer.parse(fake.buttons(message)[0][0][1])
     row = await runner.services.db.fetchone(
         "SELECT question_id FROM round_questions WHERE round_id = ? AND position = ?",
-        (int(data.arg(0)), int(data.arg(1))))
+        (data.round_id, data.position))
     return runner.services.bank.questions[row["question_id"]]
 
 

@@ -68,13 +68,54 @@ def test_percent_and_weakest():
 
 
 def test_callback_data_round_trip_and_limits():
-    data = callbacks.encode(callbacks.ANSWER, "0123456789", "c", 1234567890123)
+    data = callbacks.Answer("0123456789", "c", 123456789012, "t").encode()
     assert len(data.encode()) <= 64
     parsed = callbacks.decode(data)
-    assert parsed.kind == "a" and parsed.args == ("0123456789", "c", "1234567890123")
+    assert parsed.kind == "a" and parsed.args == ("0123456789", "c", "123456789012", "t")
+    assert callbacks.Answer.parse(data) == callbacks.Answer("0123456789", "c", 123456789012, "t")
+    # A middle field left out is written empty and read back as None.
+    assert callbacks.Answer.parse(callbacks.Answer("0123456789", "a", None, "t").encode()) \
+        == callbacks.Answer("0123456789", "a", None, "t")
+    assert callbacks.Answer.parse(callbacks.Answer("0123456789", "a").encode()).owner is None
     for junk in (None, "", "v0:a:x", "garbage", "v1:", "v1:a:\x00", "x" * 65, "v1:a:😀"):
         assert callbacks.decode(junk) is None
     with pytest.raises(ValueError):
         callbacks.encode("n", "x" * 70)
     with pytest.raises(ValueError):
         callbacks.encode("n", "a:b")
+
+
+@pytest.mark.parametrize("data", [
+    "v1:g:" + "9" * 40 + ":0:a",       # a 40-digit round id: never reaches SQLite
+    "v1:g:1:\u00b2:a",                 # superscript digit: isdigit() but not int()
+    "v1:g:1:0:z",                      # no such option
+    "v1:g:1:0",                        # a field missing
+    "v1:g:1:0:a:extra",                # a field too many
+    "v1:a:0123456789:a:-5",            # negative owner
+    "v1:a:XYZ:a",                      # not a question key
+    "v1:ix:stop:1",                    # unknown action
+    "v1:d:yes:12a",                    # owner not a number
+    "v1:r:2561",                       # no such time
+    "v1:l:de",                         # no such language
+])
+def test_callback_schemas_refuse_what_our_buttons_never_carry(data):
+    assert all(kind.parse(data) is None for kind in callbacks.KINDS)
+
+
+def test_every_callback_kind_round_trips_within_64_bytes():
+    samples = [
+        callbacks.LanguageChoice("tr"), callbacks.FieldChoice("qa-test-automation"),
+        callbacks.LevelChoice("senior"), callbacks.Answer("0123456789", "d", 999999999999, "t"),
+        callbacks.Next("a" * 48), callbacks.Next(), callbacks.ReminderChoice("0730"),
+        callbacks.TimezoneChoice.of("America/Argentina/ComodRivadavia"),
+        callbacks.InterviewAnswer(999999999999, 19, "b"),
+        callbacks.InterviewAction("m", 999999999999, 19), callbacks.InterviewAction("n"),
+        callbacks.Review("0123456789", "a"), callbacks.Review(),
+        callbacks.DeleteMe("yes", 999999999999), callbacks.JobMatchAction("u", 1, 4),
+        callbacks.JobMatchField(999999999999, 11), callbacks.RoundAnswer(999999999999, 19, "c"),
+    ]
+    for sample in samples:
+        data = sample.encode()
+        assert len(data.encode()) <= callbacks.MAX_BYTES, data
+        assert type(sample).parse(data) == sample
+    assert {type(s) for s in samples} == set(callbacks.KINDS)

@@ -1,0 +1,35 @@
+"""Loads the sender of each update once, before any feature handler, into the context."""
+
+from __future__ import annotations
+
+from telegram import Update
+from telegram.ext import Application, ApplicationHandlerStop, TypeHandler
+
+from bot.context import CoachContext
+from storage.users import ensure_user
+
+COMMANDS: tuple[str, ...] = ()
+GROUP = -90  # after the flood guard (-100), before every feature handler (0 and up)
+
+
+async def load_user(update: Update, context: CoachContext) -> None:
+    """Put the stored user (created on first contact) and their language on the context."""
+    tg_user = update.effective_user
+    # Membership changes name whoever changed them, not someone talking to the bot.
+    if tg_user is None or update.my_chat_member or update.chat_member:
+        return
+    services = context.services
+    guess = services.language_for(None, tg_user.language_code)
+    try:
+        user = await ensure_user(services.db, user_id=tg_user.id,
+                                 first_name=tg_user.first_name or "", language=guess,
+                                 now=int(services.now().timestamp()))
+    except Exception as exc:  # noqa: BLE001 - the error handler logs it and apologises once
+        # Without a user no feature handler can run: report it and stop this update here.
+        await context.application.process_error(update, exc)
+        raise ApplicationHandlerStop from None
+    context.set_user(user, services.language_for(user.language, tg_user.language_code))
+
+
+def register(app: Application) -> None:
+    app.add_handler(TypeHandler(Update, load_user), group=GROUP)
