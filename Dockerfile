@@ -5,6 +5,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DATABASE_PATH=/data/coach.sqlit
 RUN useradd --create-home --uid 10001 coach && mkdir /data && chown coach /data
 WORKDIR /app
 COPY pyproject.toml README.md ./
+# Only the bot: fake_telegram/ (the fake server and playground), bench/ and tests/ stay out.
 COPY bot bot
 COPY handlers handlers
 COPY storage storage

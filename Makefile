@@ -3,14 +3,23 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+PLAY_STAMP := $(VENV)/.installed-play
 
 .PHONY: run test lint bench play clean
 
-$(STAMP): pyproject.toml
+$(BIN)/pip:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/pip
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $(STAMP)
+
+# The playground needs only the bot and aiohttp for its web chat (the [play] extra), not the
+# test tools; the dev install above includes it too.
+$(PLAY_STAMP): pyproject.toml | $(BIN)/pip
+	$(BIN)/pip install --quiet -e ".[play]"
+	touch $(PLAY_STAMP)
 
 run: $(STAMP)
 	$(BIN)/python -m bot
@@ -26,7 +35,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench $(ARGS)
 
-play: $(STAMP)
+play: $(PLAY_STAMP)
 	$(BIN)/python -m bot play $(ARGS)
 
 clean:

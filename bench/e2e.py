@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.report import ROOT, Result, check, median, ms, percentile
-from bot.emulator import FakeTelegram
+from fake_telegram import FakeTelegram
+from fake_telegram.spec import SPEC_BESIDE_CHECKOUT, find_spec
 
 BOTS = {"coach": ("-m", "bot"), "baseline": ("-m", "bench.baseline_bot")}
 STEP_TIMEOUT = 60.0  # seconds a user waits for one reply before counting the answer as failed
@@ -149,7 +150,8 @@ async def run_once(kind: str, load: Load, seed: int) -> RunFigures:
         workdir = Path(tmp)
         if kind == "coach":
             await seed_coach_users(workdir / "coach.sqlite3", users + warm)
-        fake = FakeTelegram(rate_limits=True)
+        fake = FakeTelegram(spec_path=find_spec(default=SPEC_BESIDE_CHECKOUT),
+                            rate_limits=True)
         await fake.start()
         extra = {"QUESTIONS_DIR": str(load.questions_dir)} if load.questions_dir else {}
         process = await start_process(kind, fake, workdir, **extra)

@@ -93,9 +93,10 @@ async def time_claims(path: Path, batches: int) -> tuple[list[float], list[float
 async def drain(path: Path, count: int, seconds: float, warmup: float,
                 questions_dir: Path | None = None) -> dict:
     """The bot process sends the due reminders; sends per second after `warmup` seconds."""
-    from bot.emulator import FakeTelegram
+    from fake_telegram import FakeTelegram
+    from fake_telegram.spec import SPEC_BESIDE_CHECKOUT, find_spec
 
-    fake = FakeTelegram(rate_limits=True)
+    fake = FakeTelegram(spec_path=find_spec(default=SPEC_BESIDE_CHECKOUT), rate_limits=True)
     for user_id in range(1, count + 1):
         fake.user(user_id, "Bench", started=True)  # each has talked to the bot before
     await fake.start()

@@ -1,19 +1,18 @@
 """The /stats progress chart as a PNG: accuracy per week and answers per day, sized for a phone.
 
 Matplotlib's object API (no pyplot, no global state) with the Agg canvas, so charts can render
-in worker threads side by side; `render_in_thread` keeps them off the event loop.
+in worker threads side by side; `render_in_thread` keeps them off the event loop. Matplotlib is
+imported by the first chart, in its worker thread, not when the bot starts (it takes a second).
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from domain.activity import Tally
 
@@ -21,6 +20,7 @@ WIDTH_PX, HEIGHT_PX, DPI = 800, 500, 100
 RIGHT, WRONG, GRID = "#2e9d5b", "#d9534f", "#dddddd"
 # Rendering is CPU-bound: at most two at once, so a burst of /stats cannot starve the machine.
 _RENDERERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="chart")
+_FIRST_IMPORT = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,10 @@ def _short(day: date, labels: ChartLabels) -> str:
 def render_progress(weeks: list[tuple[date, Tally]], days: list[tuple[date, Tally]],
                     labels: ChartLabels) -> bytes:
     """The chart as PNG bytes (800x500)."""
+    with _FIRST_IMPORT:  # two first charts at once: one imports matplotlib, the other waits
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
     figure = Figure(figsize=(WIDTH_PX / DPI, HEIGHT_PX / DPI), dpi=DPI, layout="constrained")
     FigureCanvasAgg(figure)
     top, bottom = figure.subplots(2, 1, height_ratios=(1, 1))

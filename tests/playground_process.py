@@ -11,6 +11,8 @@ import threading
 import time
 from pathlib import Path
 
+from tests.shared_files import API_SPEC
+
 ROOT = Path(__file__).resolve().parents[1]
 _URL = re.compile(r"Playground: (http://\S+)")
 
@@ -21,7 +23,10 @@ class PlaygroundProcess:
     def __init__(self, folder: Path, *args: str, **env: str) -> None:
         environment = {k: v for k, v in os.environ.items()
                        if not k.startswith(("BOT_", "DATABASE_", "QUESTIONS_", "WEBHOOK_"))}
-        environment.update({"PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING", **env})
+        environment.update({"PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING"})
+        if API_SPEC is not None:
+            environment.setdefault("TELEGRAM_API_SPEC", str(API_SPEC))
+        environment.update(env)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "bot", "play", "--port", "0", "--no-browser", *args],
             cwd=folder, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

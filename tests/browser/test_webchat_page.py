@@ -11,10 +11,10 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from bot import playground
-from bot.emulator import FakeTelegram
+from fake_telegram import FakeTelegram, playground
 from tests.browser.conftest import missing
 from tests.browser.test_playground_page import act_as, click_button, css, type_and_send, wait
+from tests.shared_files import API_SPEC
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(missing() is not None,
                                                        reason=missing() or "")]
@@ -37,7 +37,7 @@ class ScriptedBot:
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(10)
 
     async def _start(self) -> FakeTelegram:
-        fake = FakeTelegram()
+        fake = FakeTelegram(spec_path=API_SPEC)
         playground.cast(fake)
         return await fake.start()
 

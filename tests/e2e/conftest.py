@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.emulator import FakeTelegram
+from fake_telegram import FakeTelegram
 from tests.e2e.harness import BotRunner
+from tests.shared_files import API_SPEC
 
 
 @pytest.fixture
 async def fake() -> AsyncIterator[FakeTelegram]:
-    server = FakeTelegram()
+    server = FakeTelegram(spec_path=API_SPEC)
     await server.start()
     yield server
     await server.stop()

@@ -10,8 +10,8 @@ from telegram.ext import Application
 
 from bot import ratelimit
 from bot.app import build_application, start_polling_app, stop_app
-from bot.emulator import FakeTelegram
 from bot.settings import Settings
+from fake_telegram import FakeTelegram
 from questions.loader import Bank
 from tests.conftest import Clock, make_settings
 

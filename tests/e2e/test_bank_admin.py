@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.emulator import FakeTelegram
+from fake_telegram import FakeTelegram
 from tests.conftest import TEST_BANK
 from tests.e2e.conftest import button, say, tap
 from tests.e2e.harness import BotRunner

@@ -13,9 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.emulator import FakeTelegram
 from domain.flood import FloodGuard
+from fake_telegram import FakeTelegram
 from tests.e2e.harness import BotRunner
+from tests.shared_files import API_SPEC
 
 USERS = [(7001, "en"), (7002, "tr"), (7003, "de"), (7004, None)]
 GROUP = -1007000
@@ -54,7 +55,7 @@ def message_payload(fake: FakeTelegram, user, chat: dict, text: str) -> dict:
 
 async def run_batch(batch) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        fake = FakeTelegram()
+        fake = FakeTelegram(spec_path=API_SPEC)
         await fake.start()
         runner = BotRunner(fake, Path(tmp))
         errors: list[logging.LogRecord] = []

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.emulator import FakeTelegram
 from bot.logs import setup_logging
+from fake_telegram import FakeTelegram
 from questions.cli import BUNDLED
 from questions.loader import Bank, load_bank
 from tests.conftest import TEST_TOKEN

@@ -6,11 +6,11 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from bot import playground
-from bot.emulator import FakeTelegram
+from fake_telegram import FakeTelegram, playground
 from tests.conftest import TEST_BANK
 from tests.emulator.test_webchat import Page
 from tests.playground_process import PlaygroundProcess
+from tests.shared_files import API_SPEC
 
 ADA, AYSE, BOB = 1001, 1002, 1003
 
@@ -107,15 +107,23 @@ def test_play_needs_no_token_and_cleans_up(tmp_path):
     assert not (tmp_path / database).exists()  # the temporary database is gone
     assert not (tmp_path / "real.sqlite3").exists()
     assert "Traceback" not in output and "BOT_TOKEN" not in output
+    if API_SPEC is not None:
+        assert "not checked" not in output  # the spec is said only when it is missing
 
 
-def test_play_keeps_a_given_database_and_refuses_a_bad_bank(tmp_path):
+def test_play_keeps_a_given_database_and_says_once_that_calls_are_unchecked(tmp_path):
     kept = tmp_path / "kept.sqlite3"
-    process = PlaygroundProcess(tmp_path, "--db", str(kept), QUESTIONS_DIR=str(TEST_BANK))
+    missing = tmp_path / "no-such-api.json"
+    process = PlaygroundProcess(tmp_path, "--db", str(kept), QUESTIONS_DIR=str(TEST_BANK),
+                                TELEGRAM_API_SPEC=str(missing))
     process.wait_url()
     assert process.stop() == 0
     assert kept.is_file()
+    output = process.output()
+    assert output.count("not checked") == 1 and str(missing) in output, output
 
+
+def test_play_refuses_a_bad_bank(tmp_path):
     bank = tmp_path / "bank"
     bank.mkdir()
     (bank / "x.yaml").write_text("field: a\ntopic: b\nquestions:\n  - id: q1\n    seniority: x\n")

@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from bot import ratelimit
-from bot.emulator import FakeTelegram
+from fake_telegram import FakeTelegram
 from storage import reminders as store
 from tests.conftest import Clock
 from tests.e2e.conftest import button, say, tap
 from tests.e2e.harness import BotRunner
 from tests.e2e.test_practice import onboard
+from tests.shared_files import API_SPEC
 
 TICK = 0.05  # the reminder job's interval in these tests (20 s in production)
 
@@ -277,7 +278,7 @@ async def test_the_review_count_comes_from_the_services_hook(fake, bot):
 async def burst(tmp_path: Path, count: int) -> tuple[FakeTelegram, list, float]:
     """`count` users, half due at 08:59 and half at 09:00, found due together at 09:01 by a bot
     with the real rate limiter against a fake that enforces Telegram's flood limits."""
-    async with FakeTelegram(rate_limits=True) as fake:
+    async with FakeTelegram(spec_path=API_SPEC, rate_limits=True) as fake:
         runner = BotRunner(fake, tmp_path, Clock(datetime(2026, 3, 10, 8, 0, tzinfo=UTC)),
                            reminder_tick_seconds=TICK, rate_limiter=ratelimit.limiter)
         await runner.start()

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from bot import callbacks
-from bot.emulator import FakeTelegram, FakeUser
+from fake_telegram import FakeTelegram, FakeUser
 from tests.e2e.conftest import say, tap
 from tests.e2e.harness import BotRunner
+from tests.shared_files import API_SPEC
 
 GROUP = -1001234567890
 # Short timers for tests; the countdown is tested on its own.
@@ -387,7 +388,7 @@ async def test_two_hundred_taps_are_answered_within_a_second(fake, tmp_path):
 @pytest.mark.parametrize("seconds", [10, 30])
 async def test_a_five_question_round_stays_under_twenty_a_minute(tmp_path, seconds):
     """Real timers and Telegram's limits on: the busiest minute of a 5-question round."""
-    async with FakeTelegram(rate_limits=True) as fake:
+    async with FakeTelegram(spec_path=API_SPEC, rate_limits=True) as fake:
         members = [fake.user(5001 + i, f"P{i}") for i in range(4)]
         fake.group(GROUP, "Timed", members={m: "member" for m in members})
         runner = BotRunner(fake, tmp_path, round_min_seconds=10)

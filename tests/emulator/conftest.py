@@ -8,10 +8,8 @@ import httpx
 import pytest
 from telegram import Bot
 
-from bot.emulator import FakeTelegram
-from bot.emulator.spec import find_spec
-
-SPEC_FOUND = find_spec() is not None
+from fake_telegram import FakeTelegram
+from tests.shared_files import API_SPEC
 
 # The smallest valid PNG: signature, a 1x1 IHDR, one IDAT and IEND.
 PNG_1X1 = bytes.fromhex(
@@ -27,7 +25,7 @@ def png() -> bytes:
 
 @pytest.fixture
 async def fake() -> AsyncIterator[FakeTelegram]:
-    server = FakeTelegram(check_results=True)
+    server = FakeTelegram(spec_path=API_SPEC, check_results=True)
     await server.start()
     yield server
     await server.stop()
@@ -52,7 +50,7 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
 @pytest.fixture(autouse=True)
 def _skip_without_spec(request: pytest.FixtureRequest) -> None:
     """Spec checks need ../shared/telegram-bot-api/api.json (or $TELEGRAM_API_SPEC)."""
-    if request.node.get_closest_marker("needs_spec") and not SPEC_FOUND:
+    if request.node.get_closest_marker("needs_spec") and API_SPEC is None:
         pytest.skip(
             "Bot API spec not found: put it at ../shared/telegram-bot-api/api.json "
             "or set TELEGRAM_API_SPEC"

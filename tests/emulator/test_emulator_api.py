@@ -20,7 +20,8 @@ from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import Defaults, ExtBot
 
-from bot.emulator import FakeTelegram
+from fake_telegram import FakeTelegram
+from tests.shared_files import API_SPEC
 
 
 async def refusal(http, fake: FakeTelegram, method: str, **params) -> dict:
@@ -309,7 +310,7 @@ async def test_tokens_and_unknown_methods(fake, http):
 
 
 async def test_pinned_token_rejects_others(http):
-    async with FakeTelegram(token="42:ABCDEFGHIJKLMNOPQRSTUVWXYZ") as fake:
+    async with FakeTelegram(spec_path=API_SPEC, token="42:ABCDEFGHIJKLMNOPQRSTUVWXYZ") as fake:
         assert (await http.get(fake.api_url("getMe"))).json()["result"]["id"] == 42
         other = await http.get(fake.api_url("getMe", token="43:ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
         assert other.json() == {"ok": False, "error_code": 401, "description": "Unauthorized"}

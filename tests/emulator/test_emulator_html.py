@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.emulator.html_entities import EntityParseError, entities_to_html, parse_html, utf16_len
+from fake_telegram.html_entities import EntityParseError, entities_to_html, parse_html, utf16_len
 
 
 def test_emoji_count_as_two_utf16_units():

@@ -9,13 +9,14 @@ import pytest
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 
-from bot.emulator import FakeTelegram
-from bot.emulator.models import Stats
+from fake_telegram import FakeTelegram
+from fake_telegram.models import Stats
+from tests.shared_files import API_SPEC
 
 
 @pytest.fixture
 async def limited():
-    async with FakeTelegram(rate_limits=True) as server:
+    async with FakeTelegram(spec_path=API_SPEC, rate_limits=True) as server:
         yield server
 
 

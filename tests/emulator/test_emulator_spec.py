@@ -6,18 +6,18 @@ import json
 
 import pytest
 
-from bot.emulator import FakeTelegram
-from bot.emulator.spec import Spec, SpecError, find_spec
+from fake_telegram import FakeTelegram
+from fake_telegram.spec import Spec, SpecError, find_spec
+from tests.shared_files import API_SPEC
 
 pytestmark = pytest.mark.needs_spec
 
 
 @pytest.fixture(scope="module")
 def spec() -> Spec:
-    path = find_spec()
-    if path is None:
+    if API_SPEC is None:
         pytest.skip("Bot API spec not found: put it at ../shared/telegram-bot-api/api.json")
-    return Spec.load(path)
+    return Spec.load(API_SPEC)
 
 
 def test_form_values_are_parsed_by_type(spec):
@@ -85,6 +85,21 @@ def test_find_spec_honours_the_environment(monkeypatch, tmp_path, spec):
     fake_spec.write_text('{"methods": {}, "types": {}}')
     monkeypatch.setenv("TELEGRAM_API_SPEC", str(fake_spec))
     assert find_spec() == fake_spec.resolve()
+    assert find_spec(default=API_SPEC) == fake_spec.resolve()
+
+
+def test_find_spec_takes_the_default_and_never_searches(monkeypatch, tmp_path, spec):
+    monkeypatch.delenv("TELEGRAM_API_SPEC", raising=False)
+    nested = tmp_path / "clone" / "deeper"
+    nested.mkdir(parents=True)
+    shared = tmp_path / "shared" / "telegram-bot-api"
+    shared.mkdir(parents=True)
+    (shared / "api.json").write_text('{"methods": {}, "types": {}}')
+    monkeypatch.chdir(nested)  # a spec in a parent folder is not picked up by accident
+    assert find_spec() is None
+    assert find_spec(default=tmp_path / "missing.json") is None
+    assert find_spec(default=shared / "api.json") == (shared / "api.json").resolve()
+    assert FakeTelegram().spec is None
 
 
 async def test_json_bodies_are_accepted(fake, http):

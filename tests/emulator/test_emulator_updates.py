@@ -10,7 +10,8 @@ from aiohttp import web
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.error import Conflict
 
-from bot.emulator import FakeTelegram
+from fake_telegram import FakeTelegram
+from tests.shared_files import API_SPEC
 
 
 async def test_long_poll_wakes_on_a_tap_and_offset_confirms(fake, bot):
@@ -130,7 +131,8 @@ async def test_webhook_url_must_be_https_unless_local(fake, bot, http):
 
 
 async def test_stop_releases_a_pending_long_poll():
-    async with FakeTelegram() as other, Bot(other.token, base_url=other.base_url) as second:
+    async with (FakeTelegram(spec_path=API_SPEC) as other,
+                Bot(other.token, base_url=other.base_url) as second):
         poll = asyncio.create_task(second.get_updates(timeout=30))
         await asyncio.sleep(0.05)
         began = time.monotonic()

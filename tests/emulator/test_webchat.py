@@ -16,7 +16,7 @@ from telegram import (
     InlineKeyboardMarkup,
 )
 
-from bot.emulator import FakeTelegram
+from fake_telegram import FakeTelegram
 
 GROUP = -1001234567890
 

@@ -2,9 +2,8 @@
 
 from pathlib import Path
 
-from bot import playground
-from bot.emulator import FakeTelegram
-from bot.main import parse_args
+from bot.cli import parse_args
+from fake_telegram import FakeTelegram, playground
 
 
 def test_the_cast_and_their_group():

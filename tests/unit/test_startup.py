@@ -37,3 +37,19 @@ def test_invalid_bank_is_refused_with_its_problems(tmp_path):
                      QUESTIONS_DIR=str(bank), DATABASE_PATH=str(tmp_path / "d.sqlite3"))
     assert result.returncode == 1
     assert "x.yaml: question q1" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_missing_token_start_imports_no_chart_library_fake_server_or_web_server(tmp_path):
+    """Matplotlib loads with the first chart, fake_telegram and aiohttp only for `play`."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "QUESTIONS_"))}
+    clean["PYTHONPATH"] = str(ROOT)
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "bot"], cwd=tmp_path,
+                            env=clean, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "@BotFather" in result.stderr
+    imported = {line.rsplit("|", 1)[1].strip() for line in result.stderr.splitlines()
+                if line.startswith("import time:") and "|" in line}
+    assert "bot.cli" in imported  # the trace is there
+    heavy = sorted(name for name in imported
+                   if name.split(".")[0] in ("matplotlib", "fake_telegram")
+                   or name == "aiohttp.web" or name.startswith("aiohttp.web_"))
+    assert heavy == []

@@ -1,18 +1,22 @@
-"""Run the fake Bot API server standalone: `python -m bot.emulator --port 8081`."""
+"""Run the fake Bot API server standalone: `python -m fake_telegram --port 8081`."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import logging
+import os
 from pathlib import Path
 
-from bot.emulator.server import FakeTelegram
+from fake_telegram.server import FakeTelegram
+from fake_telegram.spec import SPEC_BESIDE_CHECKOUT, find_spec
 
 
 async def _serve(args: argparse.Namespace) -> None:
+    spec = args.spec or find_spec(default=SPEC_BESIDE_CHECKOUT)
     fake = FakeTelegram(
-        spec_path=args.spec,
+        spec_path=spec,
+        use_spec=spec is not None,
         bot_username=args.bot_username,
         rate_limits=args.rate_limits,
         token=args.token,
@@ -26,6 +30,9 @@ async def _serve(args: argparse.Namespace) -> None:
     print(f"  BOT_API_BASE_FILE_URL={fake.base_file_url}", flush=True)
     print(f"  BOT_TOKEN={fake.token}", flush=True)
     print(f"Web chat (add pretend users with +): http://{fake.host}:{fake.port}/play/", flush=True)
+    if spec is None:
+        print(f"No Bot API spec at {os.environ.get('TELEGRAM_API_SPEC') or SPEC_BESIDE_CHECKOUT}: "
+              "calls are not checked against it, only against Telegram's limits.", flush=True)
     try:
         await asyncio.Event().wait()
     finally:
@@ -33,12 +40,14 @@ async def _serve(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m bot.emulator", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m fake_telegram", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8081)
     parser.add_argument("--token", help="accept only this token (default: any well-formed one)")
     parser.add_argument("--bot-username", default="coach_test_bot")
-    parser.add_argument("--spec", type=Path, help="path to api.json (default: search for it)")
+    parser.add_argument("--spec", type=Path,
+                        help="path to api.json (default: $TELEGRAM_API_SPEC, else "
+                             "../shared/telegram-bot-api/api.json beside the checkout)")
     parser.add_argument("--rate-limits", action="store_true", help="answer 429 like Telegram")
     parser.add_argument("--no-privacy", action="store_true", help="bot sees all group messages")
     parser.add_argument("--verbose", action="store_true")

@@ -18,12 +18,12 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from bot.emulator.methods import EDITS, HANDLERS, SENDS, Described, chat_id_of
-from bot.emulator.models import JSON, ApiError, Call, UploadedFile
-from bot.emulator.ratelimit import FloodLimits
-from bot.emulator.spec import Spec, SpecError, find_spec
-from bot.emulator.state import TelegramState
-from bot.emulator.webchat import WebChat
+from fake_telegram.methods import EDITS, HANDLERS, SENDS, Described, chat_id_of
+from fake_telegram.models import JSON, ApiError, Call, UploadedFile
+from fake_telegram.ratelimit import FloodLimits
+from fake_telegram.spec import Spec, SpecError, find_spec
+from fake_telegram.state import TelegramState
+from fake_telegram.webchat import WebChat
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +42,6 @@ _DEFAULT_DESCRIPTIONS = {
     500: "Internal Server Error",
     502: "Bad Gateway",
 }
-_spec_missing_logged = False
 
 
 @dataclass
@@ -101,7 +100,6 @@ class FakeTelegram(TelegramState):
         # "method.param" of unknown parameters PTB's Defaults add, which Telegram ignores.
         self.ignored_params: Counter[str] = Counter()
         self.calls: list[Call] = []
-        self.violations: list[str] = []
         self.webhook_deliveries: list[JSON] = []
         self.webhook_errors: list[str] = []
         self.webhook_timeout = 10.0
@@ -111,7 +109,7 @@ class FakeTelegram(TelegramState):
         self.app.router.add_route("*", "/bot{token}/{method}", self._handle_api)
         self.app.router.add_get("/file/bot{token}/{path:.+}", self._handle_file)
         # The playground's web chat and its JSON API, under /play/.
-        self.webchat = WebChat(self)
+        self.webchat = WebChat(self, self.app.router)
         self.app.router.add_route("*", "/{tail:.*}", self._handle_unknown_path)
         self._faults: list[_Fault] = []
         self._drops: list[_Drop] = []
@@ -464,14 +462,9 @@ class FakeTelegram(TelegramState):
 
 
 def _load_spec(spec_path: Path | str | None) -> Spec | None:
-    global _spec_missing_logged
+    """The given spec, else $TELEGRAM_API_SPEC's; None (no checks) when neither is there."""
     path = Path(spec_path) if spec_path is not None else find_spec()
-    if path is None:
-        if not _spec_missing_logged:
-            log.warning("Bot API spec (api.json) not found: calls are not checked against it")
-            _spec_missing_logged = True
-        return None
-    return _cached_spec(path.resolve())
+    return None if path is None else _cached_spec(path.resolve())
 
 
 _SPECS: dict[Path, Spec] = {}

@@ -9,16 +9,14 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from bot.emulator.images import image_size
-from bot.emulator.models import JSON, FakeUser
-
-if TYPE_CHECKING:
-    from bot.emulator.server import FakeTelegram
+from fake_telegram.images import image_size
+from fake_telegram.models import JSON, FakeUser
+from fake_telegram.state import TelegramState
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 STATIC_TYPES = {"app.js": "text/javascript", "style.css": "text/css"}
@@ -52,14 +50,14 @@ class PageError(Exception):
 
 
 class WebChat:
-    """Routes under /play/ and the event log they serve; one per FakeTelegram."""
+    """Routes under /play/ and the event log they serve; one per fake server, which passes
+    its state and its router in (so this module needs nothing of the server's)."""
 
-    def __init__(self, fake: FakeTelegram):
+    def __init__(self, fake: TelegramState, router: web.UrlDispatcher):
         self.fake = fake
         # The cursor a page holds is an index into this append-only log.
         self.log: list[Event] = []
         fake.listeners.append(self._on_change)
-        router = fake.app.router
         router.add_get("/", self._to_page)
         router.add_get("/play", self._to_page)
         router.add_get("/play/", self._page)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from bot.emulator.html_entities import (
+from fake_telegram.html_entities import (
     EntityParseError,
     check_link,
     entities_to_html,
@@ -20,9 +20,9 @@ from bot.emulator.html_entities import (
     parse_html,
     utf16_len,
 )
-from bot.emulator.images import image_size
-from bot.emulator.models import JSON, ApiError, StoredFile, UploadedFile, bad_request
-from bot.emulator.state import (
+from fake_telegram.images import image_size
+from fake_telegram.models import JSON, ApiError, StoredFile, UploadedFile, bad_request
+from fake_telegram.state import (
     UPDATE_TYPES,
     ChatState,
     TelegramState,

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.emulator.models import UploadedFile
+from fake_telegram.models import UploadedFile
 
 log = logging.getLogger(__name__)
 
-SPEC_RELATIVE = Path("shared") / "telegram-bot-api" / "api.json"
+# Where a clone keeps the spec: the team's shared/ folder beside the checkout.
+SPEC_BESIDE_CHECKOUT = (
+    Path(__file__).resolve().parents[2] / "shared" / "telegram-bot-api" / "api.json")
 _INT_RE = re.compile(r"-?[0-9]{1,20}")
 _FLOAT_RE = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
 _DISCRIMINATOR_RE = re.compile(r'(?:must be|always) "?([a-z][a-z0-9_]*)"?\.?$')
@@ -69,20 +71,15 @@ class TypeSpec:
     discriminators: dict[str, str]
 
 
-def find_spec(extra_starts: Iterable[Path] = ()) -> Path | None:
-    """Find api.json: $TELEGRAM_API_SPEC, else walking up from the cwd and from this file."""
+def find_spec(default: Path | None = None) -> Path | None:
+    """api.json from $TELEGRAM_API_SPEC, else `default`; None when that is not a file.
+    Nothing is searched for: a spec found by accident in some parent folder checks calls
+    against a Bot API version nobody chose."""
     env = os.environ.get("TELEGRAM_API_SPEC")
-    if env:
-        path = Path(env).expanduser()
-        if path.is_file():
-            return path.resolve()
-        log.warning("TELEGRAM_API_SPEC=%s is not a file; looking elsewhere", env)
-    for start in (*extra_starts, Path.cwd(), Path(__file__).resolve().parent):
-        for folder in (start, *start.parents):
-            for candidate in (folder / SPEC_RELATIVE, folder.parent / SPEC_RELATIVE):
-                if candidate.is_file():
-                    return candidate.resolve()
-    return None
+    path = Path(env).expanduser() if env else default
+    if path is None or not path.is_file():
+        return None
+    return path.resolve()
 
 
 def _field(raw: Mapping[str, Any]) -> Field:

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.emulator.html_entities import entities_to_html, utf16_len
-from bot.emulator.images import image_size
-from bot.emulator.models import JSON, FakeUser, Stats, StoredFile
+from fake_telegram.html_entities import entities_to_html, utf16_len
+from fake_telegram.images import image_size
+from fake_telegram.models import JSON, FakeUser, Stats, StoredFile
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +133,8 @@ class TelegramState:
         self.webhook: Webhook | None = None
         self.unimplemented: Counter[str] = Counter()
         self.listeners: list[Callable[[str, JSON], Any]] = []
+        # The bot's calls Telegram would have refused, one line each ("sendMessage chat 1: 400").
+        self.violations: list[str] = []
         self._update_ids = itertools.count(100_000_001)
         self._query_ids = itertools.count(1)
         self._file_numbers = itertools.count(0)

@@ -1,5 +1,6 @@
-"""`python -m bot play`: the bot against the built-in Bot API emulator, with a web chat in the
-browser where pretend users talk to it in private and in a group. No token, nothing leaves 127.0.0.1.
+"""`python -m bot play`: the bot against the fake Telegram server, with a web chat in the browser
+where pretend users talk to it in private and in a group. No token, nothing leaves 127.0.0.1.
+Its arguments are parsed in bot/cli.py, which imports this module only for `play`.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from pathlib import Path
 
 from bot import ratelimit
 from bot.app import build_application, start_polling_app, stop_app
-from bot.emulator import FakeTelegram, FakeUser
 from bot.logs import setup_logging
-from bot.main import checked_bank, load_settings
 from bot.settings import Settings
+from bot.startup import checked_bank, load_settings
+from fake_telegram import FakeTelegram, FakeUser
+from fake_telegram.spec import SPEC_BESIDE_CHECKOUT, find_spec
 
 log = logging.getLogger(__name__)
 
@@ -31,18 +33,6 @@ GROUP_ID = -1001234567890
 GROUP_TITLE = "Interview practice"
 BOT_USERNAME = "interview_coach_bot"
 BOT_NAME = "Interview Coach"
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8765, help="port, 0 for any free one (8765)")
-    parser.add_argument("--db", type=Path, help="SQLite file to keep (default: a temporary one)")
-    parser.add_argument("--questions", type=Path,
-                        help="question bank folder (default: QUESTIONS_DIR or the bundled bank)")
-    parser.add_argument("--flood-limits", action="store_true",
-                        help="answer 429 like Telegram when the bot sends too fast (off: the "
-                             "emulator's per-chat limit is a guess, and quick tapping trips it)")
-    parser.add_argument("--no-browser", action="store_true", help="only print the address")
 
 
 def cast(fake: FakeTelegram) -> list[FakeUser]:
@@ -70,7 +60,9 @@ def play_settings(fake: FakeTelegram, database: Path, questions: Path | None,
 
 
 async def serve(args: argparse.Namespace, database: Path) -> int:
-    fake = FakeTelegram(bot_username=BOT_USERNAME, bot_name=BOT_NAME, rate_limits=args.flood_limits,
+    spec = find_spec(default=SPEC_BESIDE_CHECKOUT)
+    fake = FakeTelegram(spec_path=spec, bot_username=BOT_USERNAME, bot_name=BOT_NAME,
+                        rate_limits=args.flood_limits, use_spec=spec is not None,
                         host=args.host, port=args.port)
     users = cast(fake)
     try:
@@ -96,10 +88,13 @@ async def _run_bot(fake: FakeTelegram, args: argparse.Namespace, database: Path,
     app = build_application(settings, bank=bank, rate_limiter=ratelimit.limiter())
     await start_polling_app(app, poll_seconds=10)
     url = f"http://{args.host}:{fake.port}/play/"
-    spec = "checked against the Bot API spec" if fake.spec else "spec file not found: limits only"
     print(f"Playground: {url}", flush=True)
     print(f"  {len(bank)} questions from {settings.questions_dir}; database {database}", flush=True)
-    print(f"  calls {spec}; Ctrl+C stops", flush=True)
+    if fake.spec is None:
+        wanted = os.environ.get("TELEGRAM_API_SPEC") or SPEC_BESIDE_CHECKOUT
+        print(f"  No Bot API spec at {wanted}: the bot's calls are not checked against it, "
+              "only against Telegram's limits (TELEGRAM_API_SPEC=/path/to/api.json).", flush=True)
+    print("  Ctrl+C stops", flush=True)
     if not args.no_browser and _has_display():
         with contextlib.suppress(Exception):
             webbrowser.open(url)

@@ -1,5 +1,6 @@
-"""Start-up: settings, a checked bank, then polling or a webhook; one clear line instead of a traceback.
-`python -m bot play` starts the playground instead (bot/playground.py), which needs no token.
+"""`python -m bot`: its arguments, then settings, a checked bank, and polling or a webhook; one
+clear line instead of a traceback. `python -m bot play` starts fake_telegram/playground.py instead,
+which needs no token. Only bot/__main__.py imports this module.
 """
 
 from __future__ import annotations
@@ -8,41 +9,15 @@ import argparse
 import logging
 import sqlite3
 import sys
-from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import urlparse
-
-from pydantic import ValidationError
 
 from bot.app import build_application
 from bot.logs import setup_logging
 from bot.settings import Settings
-from questions.loader import Bank, BankError, check_bank, load_bank
+from bot.startup import checked_bank, load_settings
+from questions.loader import check_bank
 from storage.db import SchemaTooNew, latest_version
-
-HOW_TO_GET_A_TOKEN = (
-    "BOT_TOKEN is missing or malformed: talk to @BotFather in Telegram, send /newbot, and put "
-    "the token it gives you in .env as BOT_TOKEN=123456789:AA... (see .env.example)."
-)
-
-
-def load_settings(make: Callable[[], Settings] = Settings) -> Settings:
-    """The settings (`make` builds them), or one line per problem and exit status 2."""
-    try:
-        settings = make()
-    except ValidationError as exc:
-        if any(err["loc"] and err["loc"][0] == "bot_token" for err in exc.errors()):
-            print(HOW_TO_GET_A_TOKEN, file=sys.stderr)
-        else:
-            for err in exc.errors():
-                name = str(err["loc"][0]).upper() if err["loc"] else "settings"
-                print(f"{name}: {err['msg']}", file=sys.stderr)
-        raise SystemExit(2) from None
-    if settings.webhook_url and not settings.webhook_secret:
-        print("WEBHOOK_SECRET is required with WEBHOOK_URL: Telegram sends it back in the "
-              "X-Telegram-Bot-Api-Secret-Token header so that nobody else can post updates.",
-              file=sys.stderr)
-        raise SystemExit(2)
-    return settings
 
 
 def check(settings: Settings) -> int:
@@ -83,17 +58,6 @@ def check(settings: Settings) -> int:
     return 0 if ok else 1
 
 
-def checked_bank(settings: Settings) -> Bank | None:
-    """The question bank, or None after listing its problems."""
-    try:
-        return load_bank(settings.questions_dir)
-    except BankError as exc:
-        print(f"The question bank in {settings.questions_dir} is invalid:", file=sys.stderr)
-        for problem in exc.problems:
-            print(f"  {problem}", file=sys.stderr)
-        return None
-
-
 def run(settings: Settings) -> int:
     log = logging.getLogger("bot")
     bank = checked_bank(settings)
@@ -119,9 +83,14 @@ def run(settings: Settings) -> int:
     return 0
 
 
-def parse_args(argv: list[str]) -> argparse.Namespace:
-    from bot import playground
+PLAY_DESCRIPTION = (
+    "The bot against the fake Telegram server (fake_telegram, in a checkout of the repository), "
+    "with a web chat in the browser where pretend users talk to it in private and in a group. "
+    "No token; nothing leaves 127.0.0.1.")
 
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """`python -m bot [--check]` or `python -m bot play [options]`."""
     parser = argparse.ArgumentParser(prog="python -m bot", description="Interview coach bot",
                                      usage="python -m bot [-h] [--check] [play [options]]")
     parser.add_argument("--check", action="store_true",
@@ -129,17 +98,38 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     play = commands.add_parser(
         "play", help="try the bot in a local web chat, no Telegram account or token needed",
-        description=playground.__doc__)
-    playground.add_arguments(play)
+        description=PLAY_DESCRIPTION)
+    play.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    play.add_argument("--port", type=int, default=8765, help="port, 0 for any free one (8765)")
+    play.add_argument("--db", type=Path, help="SQLite file to keep (default: a temporary one)")
+    play.add_argument("--questions", type=Path,
+                      help="question bank folder (default: QUESTIONS_DIR or the bundled bank)")
+    play.add_argument("--flood-limits", action="store_true",
+                      help="answer 429 like Telegram when the bot sends too fast (off: the "
+                           "fake's per-chat limit is a guess, and quick tapping trips it)")
+    play.add_argument("--no-browser", action="store_true", help="only print the address")
     return parser.parse_args(argv)
+
+
+def play(args: argparse.Namespace) -> int:
+    """The playground; imported only here, because it is a development tool that is not
+    installed with the bot (nor is aiohttp, which its web chat needs)."""
+    try:
+        from fake_telegram import playground
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("fake_telegram", "aiohttp"):
+            raise
+        print(f"The playground needs a checkout of the repository with the [play] extra "
+              f"(`make play`, or pip install -e '.[play]'): no module named {exc.name}",
+              file=sys.stderr)
+        return 2
+    return playground.run(args)
 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if args.command == "play":
-        from bot import playground
-
-        return playground.run(args)
+        return play(args)
     settings = load_settings()
     setup_logging(settings.log_level, settings.bot_token.get_secret_value(),
                   settings.webhook_secret.get_secret_value() if settings.webhook_secret else "")
