@@ -1,11 +1,33 @@
-"""Group rounds outside the handlers: recording a member's tap with its score."""
+"""Group rounds outside the handlers: the engine that runs each round from its state in the
+database, and recording a member's tap with its score. The rules are in domain/rounds.py."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from telegram import Bot
+from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
+from telegram.ext import CallbackContext, JobQueue
+
+from domain import rounds as domain
+from questions.model import Question
 from services import answers
 from storage import rounds as store
 from storage.answers import NewAnswer
 from storage.db import Database
+
+if TYPE_CHECKING:
+    from bot.services import Services
+
+log = logging.getLogger(__name__)
+# After a send fails for a passing reason (network, a long 429), the round tries again.
+RETRY_SECONDS = 5.0
+# A step that comes due while the bot is busy or starting still runs, however late.
+LATE_OK = {"misfire_grace_time": None}
 
 
 async def record_tap(db: Database, *, round_id: int, position: int, answer: NewAnswer,
@@ -20,3 +42,255 @@ async def record_tap(db: Database, *, round_id: int, position: int, answer: NewA
         chosen = await store.earlier_tap(conn, round_id=round_id, position=position,
                                          user_id=answer.user_id)
     return store.Tap("already", chosen) if chosen else store.Tap("closed")
+
+
+# -- the engine --------------------------------------------------------------------------------
+
+class RoundView(Protocol):
+    """How a round looks in one language (handlers/round_messages.RoundMessages)."""
+
+    def t(self, key: str, /, **args: object) -> str: ...
+    def question(self, rnd: store.Round, position: int, question: Question, *,
+                 seconds_left: int | None = None, answered: int | None = None) -> str: ...
+    def answer_keyboard(self, rnd: store.Round, position: int, question: Question) -> Any: ...
+    def revealed(self, rnd: store.Round, position: int, question: Question,
+                 results: Sequence[store.Result]) -> str: ...
+    def results(self, question: Question, results: Sequence[store.Result]) -> str: ...
+    def scoreboard(self, heading: str, standings: Sequence[domain.Standing]) -> str: ...
+
+
+class RoundEngine:
+    """Runs every group's round step by step from the state in the database: opens each
+    question (within the group's send budget), edits the countdown in, reveals, posts results
+    and the scoreboard, and sets the next timer.
+
+    Per process it holds only what may be lost: one lock per group (a step, a countdown edit and
+    /stop never interleave) and each group's send budget (`domain.rounds.SendBudget`, the rounds'
+    share of Telegram's 20 messages a minute per group).
+    """
+
+    def __init__(self, services: Services, bot: Bot, jobs: JobQueue,
+                 view: Callable[[str], RoundView]) -> None:
+        self.services = services
+        self.bot = bot
+        self.jobs = jobs
+        self.view = view
+        self.per_minute = services.settings.round_sends_per_minute
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._budgets: dict[int, domain.SendBudget] = {}
+
+    def lock(self, chat_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(chat_id, asyncio.Lock())
+
+    def budget(self, chat_id: int) -> domain.SendBudget:
+        if chat_id not in self._budgets:
+            self._budgets[chat_id] = domain.SendBudget(self.per_minute, time.monotonic)
+        return self._budgets[chat_id]
+
+    def now_ms(self) -> int:
+        return int(self.services.now().timestamp() * 1000)
+
+    # -- timers --------------------------------------------------------------------------------
+
+    def schedule_step(self, chat_id: int, delay: float,
+                      fired: tuple[str, int] | None = None) -> None:
+        """Run the round's next step after `delay` seconds; `fired` names the timer, whose
+        firing means its time has come even if the bot's clock disagrees (tests freeze it)."""
+        remove_jobs(self.jobs, step_name(chat_id))
+        self.jobs.run_once(self._step_job, max(delay, 0.0), data=(chat_id, fired),
+                           name=step_name(chat_id), job_kwargs=LATE_OK)
+
+    def schedule_ticks(self, rnd: store.Round, state: domain.QuestionState) -> None:
+        remove_jobs(self.jobs, tick_name(rnd.chat_id))
+        every = self.services.settings.round_tick_seconds
+        now = self.now_ms()
+        assert state.opened_at_ms is not None and state.deadline_ms is not None
+        for at in domain.tick_times(state.opened_at_ms, state.deadline_ms, every):
+            if at > now:
+                self.jobs.run_once(
+                    self._tick_job, (at - now) / 1000, name=tick_name(rnd.chat_id),
+                    data=(rnd.chat_id, rnd.id, state.position, (state.deadline_ms - at) // 1000))
+
+    def cancel_timers(self, chat_id: int) -> None:
+        remove_jobs(self.jobs, step_name(chat_id))
+        remove_jobs(self.jobs, tick_name(chat_id))
+
+    async def _step_job(self, context: CallbackContext) -> None:
+        chat_id, fired = context.job.data  # type: ignore[union-attr]
+        await self.advance(chat_id, fired)
+
+    async def _tick_job(self, context: CallbackContext) -> None:
+        chat_id, round_id, position, seconds_left = context.job.data  # type: ignore[union-attr]
+        async with self.lock(chat_id):
+            await self.refresh_countdown(round_id, position, seconds_left)
+
+    # -- the round, step by step ---------------------------------------------------------------
+
+    async def advance(self, chat_id: int, fired: tuple[str, int] | None = None) -> None:
+        """Take the group's running round as far as it can go now, then set its next timer."""
+        async with self.lock(chat_id):
+            try:
+                await self._run_steps(chat_id, fired)
+            except (Forbidden, BadRequest, ChatMigrated) as exc:
+                # Removed from the group, no right to write, or the group became a supergroup
+                # with a new id: the round cannot go on here.
+                log.warning("round in chat %s abandoned: %s", chat_id, exc.message)
+                await self.end_running(chat_id)
+            except TelegramError as exc:
+                log.warning("round in chat %s will retry: %s", chat_id, exc)
+                self.schedule_step(chat_id, RETRY_SECONDS)
+
+    async def end_running(self, chat_id: int) -> None:
+        """End the group's running round where it stands (the bot cannot write there)."""
+        rnd = await store.running_round(self.services.db, chat_id=chat_id)
+        if rnd is not None:
+            await store.end_round(self.services.db, round_id=rnd.id, status=store.STOPPED,
+                                  now=int(self.services.now().timestamp()))
+        self.cancel_timers(chat_id)
+
+    async def _run_steps(self, chat_id: int, fired: tuple[str, int] | None) -> None:
+        services = self.services
+        budget = self.budget(chat_id)
+        pause_ms = int(services.settings.round_pause_seconds * 1000)
+        while True:
+            rnd = await store.running_round(services.db, chat_id=chat_id)
+            if rnd is None:
+                self.cancel_timers(chat_id)
+                return
+            questions = await store.round_questions(services.db, round_id=rnd.id)
+            now = self.now_ms()
+            step = domain.next_step(questions, now_ms=now, pause_ms=pause_ms)
+            if isinstance(step, domain.AwaitDeadline):
+                if fired == ("deadline", step.position):
+                    await store.close_question(services.db, round_id=rnd.id,
+                                               position=step.position, now_ms=now)
+                    continue
+                self.schedule_step(chat_id, (step.deadline_ms - now) / 1000,
+                                   ("deadline", step.position))
+                self.schedule_ticks(rnd, questions[step.position - 1])
+                return
+            if isinstance(step, domain.Open):
+                due_in = 0.0 if fired == ("open", step.position) else (step.due_ms - now) / 1000
+                wait = max(due_in, budget.wait_for(domain.QUESTION_COST))
+                if wait > 0:
+                    self.schedule_step(chat_id, wait, ("open", step.position))
+                    return
+                await self.open_question(rnd, questions[step.position - 1])
+            elif isinstance(step, domain.Reveal):
+                await self.reveal(rnd, step.position)
+            else:
+                wait = budget.wait_for(1)
+                if wait > 0:
+                    self.schedule_step(chat_id, wait)
+                    return
+                await self.finish(rnd)
+                return
+            fired = None
+
+    async def open_question(self, rnd: store.Round, state: domain.QuestionState) -> None:
+        """Start the question's clock, then send it with one button per option."""
+        db, now = self.services.db, self.now_ms()
+        question = self.services.bank.questions.get(state.question_id)
+        await store.open_question(db, round_id=rnd.id, position=state.position,
+                                  opened_at_ms=now, deadline_ms=now + rnd.seconds * 1000)
+        if question is None:
+            # Gone from the bank since the round began: skip it rather than stall the round.
+            await store.close_question(db, round_id=rnd.id, position=state.position, now_ms=now)
+            await store.mark_reported(db, round_id=rnd.id, position=state.position, now_ms=now)
+            return
+        view = self.view(rnd.language)
+        sent = await self.bot.send_message(
+            rnd.chat_id, view.question(rnd, state.position, question),
+            reply_markup=view.answer_keyboard(rnd, state.position, question))
+        self.budget(rnd.chat_id).spend()
+        await store.set_message(db, round_id=rnd.id, position=state.position,
+                                message_id=sent.message_id)
+
+    async def refresh_countdown(self, round_id: int, position: int, seconds_left: int) -> None:
+        """Edit the time left and how many have answered into the question, budget permitting."""
+        db = self.services.db
+        rnd = await store.get_round(db, round_id=round_id)
+        state = await store.get_question(db, round_id=round_id, position=position)
+        if rnd is None or not rnd.is_running or state is None or state.message_id is None \
+                or state.closed_at_ms is not None:
+            return
+        budget = self.budget(rnd.chat_id)
+        if budget.room() < 1 + 2:  # this edit, and still room for the reveal edit and results
+            return
+        question = self.services.bank.questions.get(state.question_id)
+        if question is None:
+            return
+        answered = await store.answer_count(db, round_id=round_id, position=position)
+        view = self.view(rnd.language)
+        text = view.question(rnd, position, question, seconds_left=seconds_left,
+                             answered=answered)
+        if await self.edit_text(rnd.chat_id, state.message_id, text,
+                                view.answer_keyboard(rnd, position, question)):
+            budget.spend()
+
+    async def reveal(self, rnd: store.Round, position: int) -> None:
+        """Close the question, edit the right answer into it, post the explanation and who got
+        it right, fastest first."""
+        db = self.services.db
+        remove_jobs(self.jobs, tick_name(rnd.chat_id))
+        await store.close_question(db, round_id=rnd.id, position=position, now_ms=self.now_ms())
+        state = await store.get_question(db, round_id=rnd.id, position=position)
+        question = self.services.bank.questions.get(state.question_id) if state else None
+        if state is not None and question is not None:
+            results = await store.question_results(db, round_id=rnd.id, position=position)
+            view = self.view(rnd.language)
+            budget = self.budget(rnd.chat_id)
+            if state.message_id is not None and await self.edit_text(
+                    rnd.chat_id, state.message_id,
+                    view.revealed(rnd, position, question, results)):
+                budget.spend()
+            await self.bot.send_message(rnd.chat_id, view.results(question, results))
+            budget.spend()
+        await store.mark_reported(db, round_id=rnd.id, position=position, now_ms=self.now_ms())
+
+    async def reveal_closed(self, rnd: store.Round, state: domain.QuestionState) -> None:
+        """On /stop: the live question shows its answer and loses its buttons; no results."""
+        db = self.services.db
+        await store.close_question(db, round_id=rnd.id, position=state.position,
+                                   now_ms=self.now_ms())
+        question = self.services.bank.questions.get(state.question_id)
+        if question is not None and state.message_id is not None:
+            results = await store.question_results(db, round_id=rnd.id, position=state.position)
+            view = self.view(rnd.language)
+            if await self.edit_text(rnd.chat_id, state.message_id,
+                                    view.revealed(rnd, state.position, question, results)):
+                self.budget(rnd.chat_id).spend()
+        await store.mark_reported(db, round_id=rnd.id, position=state.position,
+                                  now_ms=self.now_ms())
+
+    async def finish(self, rnd: store.Round) -> None:
+        view = self.view(rnd.language)
+        standings = await store.round_standings(self.services.db, round_id=rnd.id)
+        await self.bot.send_message(rnd.chat_id, view.scoreboard(view.t("round-over"), standings))
+        self.budget(rnd.chat_id).spend()
+        await store.end_round(self.services.db, round_id=rnd.id, status=store.FINISHED,
+                              now=int(self.services.now().timestamp()))
+        self.cancel_timers(rnd.chat_id)
+
+    async def edit_text(self, chat_id: int, message_id: int, text: str, markup=None) -> bool:
+        """Edit a round message; a deleted or unchanged message is not worth stopping for."""
+        try:
+            await self.bot.edit_message_text(text, chat_id=chat_id, message_id=message_id,
+                                             reply_markup=markup)
+            return True
+        except BadRequest as exc:
+            log.info("round edit skipped: %s", exc.message)
+            return False
+
+
+def step_name(chat_id: int) -> str:
+    return f"round-{chat_id}"
+
+
+def tick_name(chat_id: int) -> str:
+    return f"round-tick-{chat_id}"
+
+
+def remove_jobs(job_queue: JobQueue, name: str) -> None:
+    for job in job_queue.get_jobs_by_name(name):
+        job.schedule_removal()
