@@ -73,6 +73,14 @@ LETTER_REFERENCE = re.compile(
     re.IGNORECASE)
 
 
+_CODE = re.compile(r"```.*?```|`[^`]*`", re.DOTALL)
+
+
+def names_an_option_letter(explanation: str) -> bool:
+    """True when prose (not code: `f.bind(c)` is fine) names an option by its letter."""
+    return bool(LETTER_REFERENCE.search(_CODE.sub(" ", explanation)))
+
+
 def balance(questions: list[Question]) -> list[str]:
     """The authoring guide's spread checks for a set of packs, as lines to print."""
     total = len(questions) or 1
@@ -89,7 +97,7 @@ def balance(questions: list[Question]) -> list[str]:
     for q in questions:
         for lang in ("en", "tr"):
             text = getattr(q, lang)
-            if text is not None and LETTER_REFERENCE.search(text.explanation):
+            if text is not None and names_an_option_letter(text.explanation):
                 lines.append(f"{q.id} {lang}: explanation names an option by its letter")
     return lines
 
