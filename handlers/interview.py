@@ -60,14 +60,8 @@ async def ask_current(update: Update, context: CoachContext, interview: store.In
                       lang: str) -> None:
     """Send the question at the interview's position (its answer buttons and Stop)."""
     services = context.services
-    question = services.bank.questions.get(interview.current or "")
-    while interview.current is not None and question is None:
-        # The bank changed since the interview began: skip what is gone rather than get stuck.
-        await store.skip_question(services.db, interview_id=interview.id,
-                                  position=interview.position, now=services.now())
-        interview = await store.get_interview(services.db, interview_id=interview.id)
-        question = services.bank.questions.get(interview.current or "")
-    if interview.status != store.ACTIVE or question is None:
+    interview, question = await interview_flow.current_question(services, interview)
+    if question is None:
         await send_report(update, context, interview, lang)
         return
     texts = services.texts
@@ -92,20 +86,11 @@ async def start_new(update: Update, context: CoachContext, user: User, lang: str
     if not user.field or user.field not in bank.fields or not user.level:
         await reply(update, texts.t(lang, "need-setup"))
         return
-    last = await store.last_interview(services.db, user_id=user.user_id)
-    questions = plan.compose(
-        bank.pool(user.field, user.level), rng=services.rng, exclude=set(last.seen if last else ()),
-        backup=[q for level in plan.neighbour_levels(user.level)
-                for q in bank.pool(user.field, level)],
-        size=services.settings.interview_questions)
-    if not questions:
+    interview = await interview_flow.compose(services, user, chat_id=update.effective_chat.id)
+    if interview is None:
         await reply(update, texts.t(lang, "no-questions", field=bank.field_name(user.field, lang),
                                     level=texts.t(lang, f"level-{user.level}")))
         return
-    interview = await store.start_interview(
-        services.db, user_id=user.user_id, field=user.field, level=user.level,
-        question_ids=[q.id for q in questions], chat_id=update.effective_chat.id,
-        now=services.now())
     if interview.position == 0 and interview.message_id is None:
         await reply(update, texts.t(lang, "interview-intro", total=interview.total,
                                     field=bank.field_name(user.field, lang),
@@ -113,21 +98,10 @@ async def start_new(update: Update, context: CoachContext, user: User, lang: str
     await ask_current(update, context, interview, lang)
 
 
-async def ongoing(context: CoachContext, user_id: int) -> tuple[store.Interview | None, bool]:
-    """The user's active interview; (None, True) when it just expired, being over a day old."""
-    services = context.services
-    interview = await store.active_interview(services.db, user_id=user_id)
-    if interview and plan.is_expired(interview.started_at, services.now()):
-        await store.end_interview(services.db, interview_id=interview.id, status="expired",
-                                  now=services.now())
-        return None, True
-    return interview, False
-
-
 async def start_or_resume(update: Update, context: CoachContext, user: User, lang: str) -> None:
     """/interview and `New interview`: go on with the one running, else start one."""
     texts = context.services.texts
-    interview, expired = await ongoing(context, user.user_id)
+    interview, expired = await interview_flow.ongoing(context.services, user.user_id)
     if interview is not None:
         await reply(update, texts.t(lang, "interview-resume", number=interview.position + 1,
                                     total=interview.total))
@@ -152,7 +126,7 @@ async def interview_command(update: Update, context: CoachContext) -> None:
     if arg != "stop":
         await start_or_resume(update, context, user, lang)
         return
-    interview, _ = await ongoing(context, user.user_id)
+    interview, _ = await interview_flow.ongoing(context.services, user.user_id)
     if interview is None:
         await reply(update, context.t("interview-none-running"))
         return
@@ -173,12 +147,10 @@ async def take_buttons_off(context: CoachContext, interview: store.Interview) ->
 async def stop(update: Update, context: CoachContext, interview: store.Interview,
                lang: str) -> None:
     """End the interview early with a partial report."""
-    services = context.services
-    if not await store.end_interview(services.db, interview_id=interview.id, status="stopped",
-                                     now=services.now()):
+    stopped = await interview_flow.stop(context.services, interview)
+    if stopped is None:
         return
     await take_buttons_off(context, interview)
-    stopped = await store.get_interview(services.db, interview_id=interview.id)
     await send_report(update, context, stopped, lang)
 
 
@@ -197,8 +169,7 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
         await query.answer(context.t("toast-not-yours"))
         return
     now = services.now()
-    if interview.status == store.ACTIVE and plan.is_expired(interview.started_at, now):
-        await store.end_interview(services.db, interview_id=interview.id, status="expired", now=now)
+    if await interview_flow.expire_if_old(services, interview):
         await query.answer(context.t("toast-interview-expired"), show_alert=True)
         await remove_buttons(query.message)
         return
@@ -276,12 +247,10 @@ async def send_report(update: Update, context: CoachContext, interview: store.In
     services = context.services
     texts = services.texts
     new_button = (texts.t(lang, "button-new-interview"), callbacks.InterviewAction(NEW).encode())
-    results = await store.interview_results(services.db, interview_id=interview.id)
-    if not results:
+    report = await interview_flow.report(services, interview)
+    if report is None:
         await reply(update, texts.t(lang, "interview-stopped-empty"), keyboard([[new_button]]))
         return
-    report = plan.report(results, total=interview.total,
-                         previous=await store.previous_result(services.db, interview=interview))
     user = await get_user(services.db, user_id=interview.user_id)
     tz = streaks.zone(user.timezone if user else None, user.language if user else lang)
     rows = [[new_button]]
