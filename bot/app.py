@@ -11,7 +11,7 @@ from telegram import LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 
-from bot import ratelimit
+from bot import telegram_limits
 from bot.context import CoachContext
 from bot.errors import error_handler
 from bot.services import Services, utc_now
@@ -19,10 +19,10 @@ from bot.settings import Settings
 from bot.texts import Texts
 from handlers import (
     bank_admin,
-    flood,
+    flood_guard,
+    group_migration,
     group_settings,
-    groups,
-    interview,
+    interviews,
     jobmatch,
     onboarding,
     practice,
@@ -44,13 +44,14 @@ from storage.db import Database
 # group_settings comes before onboarding: in group chats its /start, /language, /field and
 # /level take the place of onboarding's per-user ones.
 FEATURES: list[ModuleType] = [
-    flood, user_context, groups, group_settings, onboarding, practice, interview, review, topics, stats,
+    flood_guard, user_context, group_migration, group_settings, onboarding, practice,
+    interviews, review, topics, stats,
     reminders, bank_admin, jobmatch, privacy, rounds, help_feature]
 
 
 def build_application(settings: Settings, *, bank: Bank | None = None,
                       clock: Callable[[], datetime] = utc_now, rng: random.Random | None = None,
-                      rate_limiter: ratelimit.CoachRateLimiter | None = None,
+                      rate_limiter: telegram_limits.CoachRateLimiter | None = None,
                       polling_timeout: float = 10.0) -> Application:
     """The whole bot, ready for `run_polling` / `run_webhook` or `async with app:` in tests."""
 
@@ -83,8 +84,8 @@ def build_application(settings: Settings, *, bank: Bank | None = None,
         .defaults(Defaults(parse_mode=ParseMode.HTML,
                            link_preview_options=LinkPreviewOptions(is_disabled=True)))
         .context_types(ContextTypes(context=CoachContext))
-        .rate_limiter(rate_limiter or ratelimit.limiter())
-        .concurrent_updates(ratelimit.PerUserUpdateProcessor())
+        .rate_limiter(rate_limiter or telegram_limits.limiter())
+        .concurrent_updates(telegram_limits.PerUserUpdateProcessor())
         .get_updates_read_timeout(polling_timeout + 5)
         .post_init(post_init)
         .post_stop(post_stop)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from telegram.ext import Application, CallbackContext, ExtBot
 
-from domain.flood import FloodGuard
+from domain.flood_guard import FloodGuard
 
 if TYPE_CHECKING:
     from bot.services import Services

@@ -16,7 +16,7 @@ import tempfile
 import webbrowser
 from pathlib import Path
 
-from bot import ratelimit
+from bot import telegram_limits
 from bot.app import build_application, start_polling_app, stop_app
 from bot.logs import setup_logging
 from bot.settings import Settings
@@ -85,7 +85,7 @@ async def _run_bot(fake: FakeTelegram, args: argparse.Namespace, database: Path,
     if bank is None:
         return 1
     fake.listeners.append(_print_violation)
-    app = build_application(settings, bank=bank, rate_limiter=ratelimit.limiter())
+    app = build_application(settings, bank=bank, rate_limiter=telegram_limits.limiter())
     await start_polling_app(app, poll_seconds=10)
     url = f"http://{args.host}:{fake.port}/play/"
     print(f"Playground: {url}", flush=True)

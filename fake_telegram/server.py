@@ -18,9 +18,9 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from fake_telegram.flood_limits import FloodLimits
 from fake_telegram.methods import EDITS, HANDLERS, SENDS, Described, chat_id_of
 from fake_telegram.models import JSON, ApiError, Call, UploadedFile
-from fake_telegram.ratelimit import FloodLimits
 from fake_telegram.spec import Spec, SpecError, find_spec
 from fake_telegram.state import TelegramState
 from fake_telegram.webchat import WebChat

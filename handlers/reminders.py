@@ -16,7 +16,7 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import Application, CallbackQueryHandler, ChatMemberHandler, CommandHandler
 
-from bot import callbacks, ratelimit
+from bot import callbacks, telegram_limits
 from bot.context import CoachContext, services_of
 from bot.texts import Html, Texts
 from domain import reminders, timezones
@@ -251,9 +251,9 @@ async def send_reminder(context: CoachContext, due: store.DueReminder, reviews: 
     lang = services.language_for(due.language, None)
     text, markup = reminder_message(services.texts, lang, due.streak, reviews)
     try:
-        # The limiter waits out 429s and retries what surely did not arrive (bot/ratelimit.py).
+        # The limiter waits out 429s and retries what surely did not arrive (bot/telegram_limits.py).
         await context.bot.send_message(due.user_id, text, reply_markup=markup,
-                                       rate_limit_args=ratelimit.AT_MOST_ONCE)
+                                       rate_limit_args=telegram_limits.AT_MOST_ONCE)
         return True
     except Forbidden as exc:
         await switch_off(context, due.user_id, f"the user blocked the bot ({exc.message})")

@@ -202,7 +202,7 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
 
 
 async def follow_migration(update: Update, context: CoachContext) -> None:
-    """A group upgraded to a supergroup mid-round: handlers/groups.py has moved the round to the
+    """A group upgraded to a supergroup mid-round: handlers/group_migration.py has moved the round to the
     new id (it runs first); the round's timers follow it there, and the question in progress is
     asked again in the new chat (answers already given still count)."""
     message = update.effective_message
@@ -220,7 +220,7 @@ async def follow_migration(update: Update, context: CoachContext) -> None:
 
 # -- wiring --------------------------------------------------------------------------------------
 
-# After handlers/groups.py's migration handler, which is in the default handler group.
+# After handlers/group_migration.py's migration handler, which is in the default handler group.
 AFTER_GROUPS = 1
 
 def register(app: Application) -> None:

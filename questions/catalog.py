@@ -9,9 +9,10 @@ a reference fan-out, a wrong type) ends in a clear error instead of a hang.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 # Wrappers Nuxt adds around reactive state; their value is the wrapped entry.
@@ -52,7 +53,7 @@ class CatalogTopic:
     topic: str
     topic_name: str | None
     specialization: str | None
-    samples: list[Sample] = field(default_factory=list)
+    samples: list[Sample] = dataclasses.field(default_factory=list)
 
 
 class Payload:

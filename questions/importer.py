@@ -9,8 +9,9 @@ atomically.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,9 @@ class TopicReport:
     topic: str
     path: str
     new_file: bool = False
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
+    added: list[str] = dataclasses.field(default_factory=list)
+    updated: list[str] = dataclasses.field(default_factory=list)
+    unchanged: list[str] = dataclasses.field(default_factory=list)
     details_changed: bool = False
 
     @property
@@ -56,10 +57,10 @@ class TopicReport:
 @dataclass
 class ImportResult:
     into: Path
-    sources: list[Source] = field(default_factory=list)
-    topics: list[TopicReport] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    files: dict[Path, str] = field(default_factory=dict)
+    sources: list[Source] = dataclasses.field(default_factory=list)
+    topics: list[TopicReport] = dataclasses.field(default_factory=list)
+    problems: list[str] = dataclasses.field(default_factory=list)
+    files: dict[Path, str] = dataclasses.field(default_factory=dict)
     written: bool = False
 
     @property
@@ -77,9 +78,9 @@ class _PackState:
     questions: list[dict[str, Any]]
     exists: bool
     report: TopicReport
-    positions: dict[str, int] = field(default_factory=dict)
+    positions: dict[str, int] = dataclasses.field(default_factory=dict)
     pack: Pack | None = None  # as read, while nothing in it changes
-    models: dict[str, Question] = field(default_factory=dict)  # added and updated questions
+    models: dict[str, Question] = dataclasses.field(default_factory=dict)  # added and updated questions
 
 
 def _read_bank(into: Path, problems: list[str]) -> dict[tuple[str, str], _PackState]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -32,15 +33,15 @@ class Topic:
     key: str
     name: Localized
     specialization: str = "general"
-    keywords: Keywords = field(default_factory=Keywords)
-    question_ids: list[str] = field(default_factory=list)
+    keywords: Keywords = dataclasses.field(default_factory=Keywords)
+    question_ids: list[str] = dataclasses.field(default_factory=list)
 
 
 @dataclass
 class FieldInfo:
     key: str
     name: Localized
-    topics: dict[str, Topic] = field(default_factory=dict)
+    topics: dict[str, Topic] = dataclasses.field(default_factory=dict)
 
 
 class Bank:

@@ -4,9 +4,10 @@ one question each, validated and named by where it came from (file and row, samp
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,10 +71,10 @@ class Detail:
 class Source:
     name: str
     format: str = "?"
-    entries: list[Entry] = field(default_factory=list)
-    details: list[Detail] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    entries: list[Entry] = dataclasses.field(default_factory=list)
+    details: list[Detail] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    problems: list[str] = dataclasses.field(default_factory=list)
 
 
 def decode(data: bytes) -> str:

@@ -1,12 +1,12 @@
 """The mock interview's flow outside Telegram: composing one, moving through its questions,
 recording each answer and moving on in one transaction, stopping, and its report. The rules
-(composition, expiry, the report's figures) are in domain/interview.py."""
+(composition, expiry, the report's figures) are in domain/interviews.py."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from domain import interview as plan
+from domain import interviews as rules
 from questions.model import Question
 from services import answers
 from services.answers import Recorded
@@ -56,7 +56,7 @@ async def ongoing(services: Services, user_id: int) -> tuple[store.Interview | N
 async def expire_if_old(services: Services, interview: store.Interview) -> bool:
     """End an active interview started over a day ago; True when it is (now) expired."""
     now = services.now()
-    if interview.status != store.ACTIVE or not plan.is_expired(interview.started_at, now):
+    if interview.status != store.ACTIVE or not rules.is_expired(interview.started_at, now):
         return False
     await store.end_interview(services.db, interview_id=interview.id, status="expired", now=now)
     return True
@@ -68,10 +68,10 @@ async def compose(services: Services, user: User, *, chat_id: int) -> store.Inte
     bank = services.bank
     assert user.field is not None and user.level is not None
     last = await store.last_interview(services.db, user_id=user.user_id)
-    questions = plan.compose(
+    questions = rules.compose(
         bank.pool(user.field, user.level), rng=services.rng,
         exclude=set(last.seen if last else ()),
-        backup=[q for level in plan.neighbour_levels(user.level)
+        backup=[q for level in rules.neighbour_levels(user.level)
                 for q in bank.pool(user.field, level)],
         size=services.settings.interview_questions)
     if not questions:
@@ -104,11 +104,11 @@ async def stop(services: Services, interview: store.Interview) -> store.Intervie
     return await store.get_interview(services.db, interview_id=interview.id)
 
 
-async def report(services: Services, interview: store.Interview) -> plan.Report | None:
+async def report(services: Services, interview: store.Interview) -> rules.Report | None:
     """The interview's report (score, per topic, times, against the previous one), or None
     when nothing was answered."""
     results = await store.interview_results(services.db, interview_id=interview.id)
     if not results:
         return None
-    return plan.report(results, total=interview.total,
+    return rules.report(results, total=interview.total,
                        previous=await store.previous_result(services.db, interview=interview))

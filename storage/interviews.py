@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import aiosqlite
 
-from domain.interview import Previous, Result
+from domain.interviews import Previous, Result
 from storage.answers import NewAnswer
 from storage.db import Database
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from telegram.ext import Application
 
-from bot import ratelimit
+from bot import telegram_limits
 from bot.app import build_application, start_polling_app, stop_app
 from bot.settings import Settings
 from fake_telegram import FakeTelegram
@@ -20,14 +20,14 @@ class BotRunner:
     """Start, stop and restart the bot on one database, like a deployed process."""
 
     def __init__(self, fake: FakeTelegram, tmp_path: Path, clock: Clock | None = None,
-                 rate_limiter: Callable[[], ratelimit.CoachRateLimiter] | None = None,
+                 rate_limiter: Callable[[], telegram_limits.CoachRateLimiter] | None = None,
                  bank: Bank | None = None, **settings: object) -> None:
         self.fake = fake
         self.bank = bank  # a loaded bank to share between tests (else the settings' folder)
         self.clock = clock or Clock()
         # A factory: each start needs a fresh limiter. Tests of Telegram's limits pass the real one.
         self.rate_limiter = rate_limiter or (
-            lambda: ratelimit.limiter(group_max_rate=1000, overall_max_rate=1000))
+            lambda: telegram_limits.limiter(group_max_rate=1000, overall_max_rate=1000))
         self.settings: Settings = make_settings(
             tmp_path, bot_api_base_url=fake.base_url, bot_api_base_file_url=fake.base_file_url,
             **settings)

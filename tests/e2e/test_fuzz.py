@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.flood import FloodGuard
+from domain.flood_guard import FloodGuard
 from fake_telegram import FakeTelegram
 from tests.e2e.harness import BotRunner
 from tests.shared_files import API_SPEC

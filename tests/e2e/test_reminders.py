@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import ratelimit
+from bot import telegram_limits
 from fake_telegram import FakeTelegram
 from storage import reminders as store
 from tests.conftest import Clock
@@ -172,7 +172,7 @@ async def test_a_429_is_waited_out_and_the_reminder_goes_once(fake, bot):
 
 
 async def test_server_errors_are_retried_a_bounded_number_of_times(fake, bot, monkeypatch):
-    monkeypatch.setattr(ratelimit, "NETWORK_BACKOFF", 0.01)
+    monkeypatch.setattr(telegram_limits, "NETWORK_BACKOFF", 0.01)
     ada, bo = fake.user(2006, "Ada"), fake.user(2007, "Bo")
     await say(fake, ada, "/remind 09:30")
     await say(fake, bo, "/remind 09:30")
@@ -184,7 +184,7 @@ async def test_server_errors_are_retried_a_bounded_number_of_times(fake, bot, mo
     await asyncio.sleep(0.3)
     assert len(reminders_to(fake, ada.id)) == 1 and reminders_to(fake, bo.id) == []
     tries = [c for c in fake.calls_to("sendMessage") if c.chat_id == bo.id and not c.ok]
-    assert len(tries) == ratelimit.NETWORK_RETRIES + 1
+    assert len(tries) == telegram_limits.NETWORK_RETRIES + 1
     assert (await store.get_reminder(bot.services.db, user_id=bo.id)).on  # tomorrow as usual
 
 
@@ -280,7 +280,7 @@ async def burst(tmp_path: Path, count: int) -> tuple[FakeTelegram, list, float]:
     with the real rate limiter against a fake that enforces Telegram's flood limits."""
     async with FakeTelegram(spec_path=API_SPEC, rate_limits=True) as fake:
         runner = BotRunner(fake, tmp_path, Clock(datetime(2026, 3, 10, 8, 0, tzinfo=UTC)),
-                           reminder_tick_seconds=TICK, rate_limiter=ratelimit.limiter)
+                           reminder_tick_seconds=TICK, rate_limiter=telegram_limits.limiter)
         await runner.start()
         try:
             users = [fake.user(3000 + i, f"U{i}") for i in range(count)]

@@ -1,4 +1,4 @@
-from domain.flood import FloodGuard
+from domain.flood_guard import FloodGuard
 
 
 def test_flood_guard_drops_beyond_the_limit_and_recovers():

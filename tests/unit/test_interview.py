@@ -4,8 +4,8 @@ import random
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
-from domain import interview
-from domain.interview import Previous, Result
+from domain import interviews as interview
+from domain.interviews import Previous, Result
 from questions.model import Question
 
 

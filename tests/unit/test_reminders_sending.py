@@ -4,7 +4,7 @@ import httpx
 from telegram.error import NetworkError, TelegramError, TimedOut
 
 from bot import callbacks
-from bot.ratelimit import surely_not_sent
+from bot.telegram_limits import surely_not_sent
 from bot.texts import Texts
 from handlers.reminders import days_text, reminder_message
 

@@ -16,7 +16,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
 from bot import callbacks
 from bot.context import CoachContext
-from domain import interview as plan
+from domain import interviews as rules
 from domain import streaks
 from domain.grading import grade
 from handlers.common import (
@@ -202,7 +202,7 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
     await ask_current(update, context, after, lang)
 
 
-def report_text(context: CoachContext, interview: store.Interview, report: plan.Report,
+def report_text(context: CoachContext, interview: store.Interview, report: rules.Report,
                 lang: str, tz: tzinfo) -> str:
     services = context.services
     texts, bank = services.texts, services.bank
