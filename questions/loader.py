@@ -200,13 +200,18 @@ def fits_one_message(question: Question) -> list[str]:
     return problems
 
 
+# Blind-review records live beside the packs (`<field>/reviews/`): answers and notes, not packs.
+REVIEWS = "reviews"
+
+
 def check_bank(root: Path) -> tuple[Bank | None, list[str]]:
     """Load every pack under `root` (recursively); the bank, or None and the problems."""
     problems: list[str] = []
     root = Path(root)
     if not root.is_dir():
         return None, [f"{root}: not a folder"]
-    paths = sorted(p for p in root.rglob("*") if p.suffix in {".yaml", ".yml"} and p.is_file())
+    paths = sorted(p for p in root.rglob("*") if p.suffix in {".yaml", ".yml"} and p.is_file()
+                   and REVIEWS not in p.relative_to(root).parts)
     named: list[tuple[str, Pack]] = []
     for path in paths:
         pack = read_pack(path, root, problems)

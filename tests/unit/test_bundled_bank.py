@@ -86,3 +86,14 @@ def test_right_keys_are_spread_evenly(bank):
 def test_the_right_option_is_rarely_the_longest(bank):
     longest = sum(strictly_longest_is_right(q) for q in bank.questions.values())
     assert longest / len(bank) <= 0.30, f"{longest / len(bank):.0%} of right options are longest"
+
+
+def test_review_folders_are_not_packs(tmp_path):
+    import shutil
+
+    shutil.copytree(BUNDLED / "backend", tmp_path / "backend")
+    reviews = tmp_path / "backend" / "reviews"
+    reviews.mkdir(exist_ok=True)
+    (reviews / "caching.answers.yaml").write_text("backend-caching-001: c\n", encoding="utf-8")
+    loaded, problems = check_bank(tmp_path)
+    assert not problems and loaded is not None
