@@ -21,6 +21,7 @@ from pathlib import Path
 import yaml
 
 from bench.report import ROOT, Result, check, median, ms, percentile
+from questions.loader import pack_paths
 
 BUNDLED = ROOT / "questions" / "bank"
 LOAD_SECONDS, LOAD_MB, RANK_SECONDS = 3.0, 300, 0.050
@@ -49,7 +50,7 @@ def generate(root: Path, count: int) -> int:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     packs = [yaml.load(p.read_text(encoding="utf-8"), Loader=loader)
-             for p in sorted(BUNDLED.rglob("*.yaml"))]
+             for p in pack_paths(BUNDLED)]
     written, copy = 0, 0
     while written < count:
         for pack in packs:

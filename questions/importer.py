@@ -17,7 +17,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from questions.loader import MAX_PACK_BYTES, check_packs, describe, fits_one_message, read_pack
+from questions.loader import (
+    MAX_PACK_BYTES,
+    check_packs,
+    describe,
+    fits_one_message,
+    pack_paths,
+    read_pack,
+)
 from questions.model import LANGUAGES, Pack, Question, QuestionText
 from questions.packfile import pack_yaml, write_files_atomically
 from questions.sources import (
@@ -92,8 +99,7 @@ def _read_bank(into: Path, problems: list[str]) -> dict[tuple[str, str], _PackSt
         problems.append(f"{into}: not a folder")
         return packs
     bank_problems: list[str] = []
-    for path in sorted(p for p in into.rglob("*") if p.suffix in (".yaml", ".yml")
-                       and p.is_file()):
+    for path in pack_paths(into):
         pack = read_pack(path, into, bank_problems)
         if pack is None:
             continue

@@ -204,14 +204,19 @@ def fits_one_message(question: Question) -> list[str]:
 REVIEWS = "reviews"
 
 
+def pack_paths(root: Path) -> list[Path]:
+    """Every pack file under `root`, in a stable order (review folders left out)."""
+    return sorted(p for p in root.rglob("*") if p.suffix in {".yaml", ".yml"} and p.is_file()
+                  and REVIEWS not in p.relative_to(root).parts)
+
+
 def check_bank(root: Path) -> tuple[Bank | None, list[str]]:
     """Load every pack under `root` (recursively); the bank, or None and the problems."""
     problems: list[str] = []
     root = Path(root)
     if not root.is_dir():
         return None, [f"{root}: not a folder"]
-    paths = sorted(p for p in root.rglob("*") if p.suffix in {".yaml", ".yml"} and p.is_file()
-                   and REVIEWS not in p.relative_to(root).parts)
+    paths = pack_paths(root)
     named: list[tuple[str, Pack]] = []
     for path in paths:
         pack = read_pack(path, root, problems)
