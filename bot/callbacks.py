@@ -62,7 +62,7 @@ class Schema:
     REQUIRED: ClassVar[int] = -1  # -1: all fields
 
     def encode(self) -> str:
-        values = ["" if v is None else str(v) for v in astuple(self)]
+        values = ["" if v is None else str(v) for v in astuple(self)]  # type: ignore[call-overload]
         while values and values[-1] == "" and len(values) > self._required():
             values.pop()
         return encode(self.KIND, *values)

@@ -37,10 +37,10 @@ def setup_logging(level: str, *secrets: str) -> None:
         root.addHandler(handler)
     root.setLevel(level)
     redact = RedactSecrets(list(secrets))
-    for handler in root.handlers:
-        for old in [f for f in handler.filters if isinstance(f, RedactSecrets)]:
-            handler.removeFilter(old)
-        handler.addFilter(redact)
+    for each in root.handlers:
+        for old in [f for f in each.filters if isinstance(f, RedactSecrets)]:
+            each.removeFilter(old)
+        each.addFilter(redact)
     # httpx logs every request URL (with the token) at INFO; keep it to warnings.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)

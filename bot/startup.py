@@ -18,7 +18,7 @@ HOW_TO_GET_A_TOKEN = (
 )
 
 
-def load_settings(make: Callable[[], Settings] = Settings) -> Settings:
+def load_settings(make: Callable[[], Settings] = Settings) -> Settings:  # type: ignore[assignment]
     """The settings (`make` builds them), or one line per problem and exit status 2."""
     try:
         settings = make()

@@ -145,9 +145,9 @@ def report(results: Iterable[Result], *, total: int, previous: Previous | None =
         counts[1] += int(r.is_correct)
     by_topic = sorted((TopicResult(t, a, c) for t, (a, c) in topics.items()),
                       key=lambda t: (t.correct / t.answered, -t.answered, t.topic))
-    timed = [r for r in rows if r.elapsed_ms is not None]
-    median = statistics.median(r.elapsed_ms for r in timed) if timed else None
-    slowest = sorted(timed, key=lambda r: (-r.elapsed_ms, r.position))[:SLOWEST_SHOWN]
+    timed = [(r.elapsed_ms, r) for r in rows if r.elapsed_ms is not None]
+    median = statistics.median(ms for ms, _ in timed) if timed else None
+    slowest = [r for _, r in sorted(timed, key=lambda t: (-t[0], t[1].position))][:SLOWEST_SHOWN]
     return Report(total=total, answered=len(rows), correct=correct,
                   verdict=verdict(correct, len(rows)), by_topic=by_topic, median_ms=median,
                   slowest=slowest if len(timed) > 1 else [],

@@ -11,7 +11,7 @@ import math
 import re
 import unicodedata
 import weakref
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,6 +44,9 @@ STEM_LENGTH = 6
 # all, and per square root of its length (a long text collects chance words).
 MIN_EVIDENCE = 6.0
 MIN_EVIDENCE_DENSITY = 1.5
+
+# Term -> weight in a document (a float, unlike Counter's counts).
+Weights = defaultdict[str, float]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,10 +272,10 @@ def detect_level(text: str) -> LevelGuess:
     def quote(span: tuple[int, int]) -> str:
         return " ".join(text[span[0] : span[1]].split())
 
-    in_title = sorted((span, level) for level in LEVELS for span in found[level]
-                      if span[0] < title_end)
-    if in_title:
-        span, level = in_title[0]
+    title_words = sorted((span, level) for level in LEVELS for span in found[level]
+                         if span[0] < title_end)
+    if title_words:
+        span, level = title_words[0]
         return LevelGuess(level, True, (quote(span),))
     years: list[tuple[int, tuple[int, int]]] = []
     for match in _YEARS.finditer(folded):
@@ -328,10 +331,10 @@ class JobMatch:
 class _BM25:
     """BM25 over documents given as weighted term counts; weights precomputed per posting."""
 
-    def __init__(self, docs: Sequence[Counter[str]], k1: float, b: float) -> None:
+    def __init__(self, docs: Sequence[Weights], k1: float, b: float) -> None:
         lengths = [sum(doc.values()) for doc in docs]
         average = sum(lengths) / len(lengths) if lengths else 1.0
-        frequency: Counter[str] = Counter()
+        frequency: Counter[str] = Counter()  # documents per term
         for doc in docs:
             frequency.update(doc.keys())
         count = len(docs)
@@ -352,7 +355,7 @@ class _BM25:
         return totals
 
 
-def _add_phrases(doc: Counter[str], phrases: Iterable[str], part: float) -> None:
+def _add_phrases(doc: Weights, phrases: Iterable[str], part: float) -> None:
     """A phrase counts whole (as one n-gram term) and, more weakly, by its single words."""
     for phrase in phrases:
         terms = phrase_terms(phrase)
@@ -369,7 +372,12 @@ def _whole_term(phrase: str) -> str:
     return " ".join(terms) if len(terms) <= MAX_N else ""
 
 
-def _add_text(doc: Counter[str], text: str, weight: float = 1.0) -> None:
+def _add_weights(doc: Weights, other: Weights) -> None:
+    for term, weight in other.items():
+        doc[term] += weight
+
+
+def _add_text(doc: Weights, text: str, weight: float = 1.0) -> None:
     for term, _, _ in ngrams(tokenize(text), 2):
         doc[term] += weight
 
@@ -381,7 +389,7 @@ def load_vocabulary(path: Path = VOCABULARY) -> dict:
 class _Channel:
     """One kind of evidence, indexed per topic and per field (a field is all its topics)."""
 
-    def __init__(self, topic_docs: Sequence[Counter[str]], field_docs: Sequence[Counter[str]],
+    def __init__(self, topic_docs: Sequence[Weights], field_docs: Sequence[Weights],
                  k1: float, b: float) -> None:
         self.topics = _BM25(topic_docs, k1, b)
         self.fields = _BM25(field_docs, k1, b)
@@ -406,17 +414,17 @@ class Matcher:
         self.topic_whole: dict[str, set[int]] = {}  # the same for each topic's own keywords
         self.topic_keys: list[tuple[str, str]] = []
         self.topics_of: dict[str, list[int]] = {key: [] for key in self.field_keys}
-        curated_topics: list[Counter[str]] = []
-        text_topics: list[Counter[str]] = []
-        curated_fields: list[Counter[str]] = []
-        text_fields: list[Counter[str]] = []
+        curated_topics: list[Weights] = []
+        text_topics: list[Weights] = []
+        curated_fields: list[Weights] = []
+        text_fields: list[Weights] = []
         for field_key in self.field_keys:
             info = bank.fields[field_key]
-            curated_field: Counter[str] = Counter()
-            text_field: Counter[str] = Counter()
+            curated_field: Weights = defaultdict(float)
+            text_field: Weights = defaultdict(float)
             for topic_key in sorted(info.topics):
                 topic = info.topics[topic_key]
-                curated: Counter[str] = Counter()
+                curated: Weights = defaultdict(float)
                 extra = topic_words.get(f"{field_key}/{topic_key}") or {}
                 keywords = [*topic.keywords.en, *topic.keywords.tr, *extra.get("en", []),
                             *extra.get("tr", [])]
@@ -425,9 +433,10 @@ class Matcher:
                 for phrase in keywords:
                     self.topic_whole.setdefault(_whole_term(phrase), set()).add(
                         len(self.topic_keys))
-                for name in {topic.name.en, topic.name.tr} - {None}:
-                    _add_text(curated, name)
-                text: Counter[str] = Counter()
+                for name in {topic.name.en, topic.name.tr}:
+                    if name:
+                        _add_text(curated, name)
+                text: Weights = defaultdict(float)
                 for question_id in topic.question_ids:
                     question = bank.questions[question_id]
                     for lang in question.languages:
@@ -437,8 +446,8 @@ class Matcher:
                 self.topic_keys.append((field_key, topic_key))
                 curated_topics.append(curated)
                 text_topics.append(text)
-                curated_field.update(curated)
-                text_field.update(text)
+                _add_weights(curated_field, curated)
+                _add_weights(text_field, text)
             words = field_words.get(field_key) or {}
             phrases = [*words.get("en", []), *words.get("tr", []),
                        *({info.name.en, info.name.tr} - {None})]

@@ -97,9 +97,9 @@ class Spec:
         self.version: str = data.get("version", "?")
         self.methods: dict[str, MethodSpec] = {}
         for name, raw in data["methods"].items():
-            fields = {f["name"]: _field(f) for f in raw.get("fields", [])}
+            method_fields = {f["name"]: _field(f) for f in raw.get("fields", [])}
             # Telegram matches method names case-insensitively.
-            self.methods[name.lower()] = MethodSpec(name, fields, tuple(raw.get("returns", [])))
+            self.methods[name.lower()] = MethodSpec(name, method_fields, tuple(raw.get("returns", [])))
         self.types: dict[str, TypeSpec] = {}
         for name, raw in data["types"].items():
             fields = {f["name"]: _field(f) for f in raw["fields"]} if "fields" in raw else None
@@ -156,8 +156,8 @@ class Spec:
                 raise SpecError(_missing_description(method.name, field.name), field.name, 0)
         parsed: dict[str, Any] = {}
         for name, value in raw.items():
-            field = method.fields.get(name)
-            parsed[name] = value if field is None else self._parse_param(field, value)
+            known = method.fields.get(name)
+            parsed[name] = value if known is None else self._parse_param(known, value)
         return parsed
 
     def _parse_param(self, field: Field, value: Any) -> Any:

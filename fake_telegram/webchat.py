@@ -230,13 +230,14 @@ class WebChat:
 
     async def send(self, request: web.Request) -> JSON:
         """The user writes in a chat: text (JSON), or a file with a caption (multipart)."""
-        upload = None
+        upload: web.FileField | None = None
         if request.content_type == "multipart/form-data":
             form = await request.post()
             body: JSON = {k: v for k, v in form.items() if isinstance(v, str)}
-            upload = form.get("file")
-            if not isinstance(upload, web.FileField):
+            field = form.get("file")
+            if not isinstance(field, web.FileField):
                 raise PageError(400, "multipart sends need a file field")
+            upload = field
         else:
             body = await _json_body(request)
         user = self._user(body.get("user"))

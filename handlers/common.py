@@ -38,7 +38,7 @@ async def reply(update: Update, text: str, markup: InlineKeyboardMarkup | None =
     return await chat.send_message(text, reply_markup=markup)
 
 
-async def edit_or_ignore(context: CoachContext, message: Message | None, text: str,
+async def edit_or_ignore(context: CoachContext, message: MaybeInaccessibleMessage | None, text: str,
                          markup: InlineKeyboardMarkup | None = None) -> bool:
     """Edit a message unless it already shows exactly this (Telegram refuses identical edits).
 
@@ -46,7 +46,7 @@ async def edit_or_ignore(context: CoachContext, message: Message | None, text: s
     both edit to the same content; what the bot last wrote into each message is remembered per
     Application (`context.recent_edits`), since the bot is the only editor of its messages.
     """
-    if message is None:
+    if not isinstance(message, Message):  # gone, or too old for the bot to see (date 0)
         return False
     current = message.text_html if message.text else None
     if current == text and message.reply_markup == markup:
@@ -65,15 +65,15 @@ async def edit_or_ignore(context: CoachContext, message: Message | None, text: s
         return False
 
 
-def first_tap(context: CoachContext, query: CallbackQuery) -> bool:
+def first_tap(context: CoachContext, query: CallbackQuery | None) -> bool:
     """False for a repeat tap on the same button of the same message (a double tap acts once).
 
     Remembered in memory only: after a restart a repeat acts again, which buttons built on
     this tolerate (they send one more message, never store anything twice).
     """
-    if query.message is None:
+    if query is None or query.message is None:
         return True
-    key = (query.message.chat_id, query.message.message_id, query.data)
+    key = (query.message.chat.id, query.message.message_id, query.data)
     handled = context.handled_buttons
     if key in handled:
         return False

@@ -155,7 +155,7 @@ def plan_import(sources: list[Source], into: Path) -> ImportResult:
     if result.problems:
         return result
     located = {qid: key for key, state in packs.items() for qid in state.positions}
-    field_names = {}
+    field_names: dict[str, object] = {}
     for (field_key, _), state in packs.items():
         if "field_name" in state.meta:
             field_names.setdefault(field_key, state.meta["field_name"])
@@ -261,7 +261,7 @@ def _merge(qid: str, group: list[Entry], packs: dict[tuple[str, str], _PackState
     # answer key is the same for all: the merged question needs no second validation.
     question = Question.model_construct(
         **{k: merged[k] for k in ("id", "seniority", "difficulty", "correct")},
-        **{lang: QuestionText.model_construct(**text) for lang, text in texts.items()},
+        **{lang: QuestionText.model_construct(**text) for lang, text in texts.items()},  # type: ignore[arg-type]
         field=key[0], topic=key[1])
     problems.extend(f"{where}: id {qid}: {p}" for p in fits_one_message(question))
     state.models[qid] = question

@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -174,7 +176,7 @@ def parse_pack(name: str, raw: object, problems: list[str]) -> Pack | None:
         return None
 
 
-def describe(err: dict) -> str:
+def describe(err: Mapping[str, Any]) -> str:
     where = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__")
     message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
     return f"{where}: {message}" if where else message

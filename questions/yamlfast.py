@@ -7,7 +7,7 @@ merge keys, complex keys, several documents) makes `load` fall back to the safe 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from yaml import events
@@ -62,10 +62,12 @@ def _load_events(text: str) -> Any:
     documents = 0
     for event in yaml.parse(text, Loader=SafeLoader):
         kind = type(event)
+        # Exact type checks (not isinstance): this loop runs for every scalar of a large bank.
         if kind is events.ScalarEvent:
-            value = _scalar(event)
+            value = _scalar(cast(events.ScalarEvent, event))
         elif kind is events.MappingStartEvent or kind is events.SequenceStartEvent:
-            if event.anchor is not None or not event.implicit:
+            start = cast(events.CollectionStartEvent, event)
+            if start.anchor is not None or not start.implicit:
                 raise _Unusual
             stack.append([{} if kind is events.MappingStartEvent else [], _NO_KEY])
             continue

@@ -89,7 +89,9 @@ async def current_question(services: Services,
     while interview.current is not None and question is None:
         await store.skip_question(services.db, interview_id=interview.id,
                                   position=interview.position, now=services.now())
-        interview = await store.get_interview(services.db, interview_id=interview.id)
+        reread = await store.get_interview(services.db, interview_id=interview.id)
+        assert reread is not None  # interviews are never deleted while their user exists
+        interview = reread
         question = services.bank.questions.get(interview.current or "")
     if interview.status != store.ACTIVE:
         return interview, None

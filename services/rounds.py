@@ -7,7 +7,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from telegram import Bot
 from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
@@ -116,11 +116,14 @@ class RoundEngine:
         remove_jobs(self.jobs, tick_name(chat_id))
 
     async def _step_job(self, context: CallbackContext) -> None:
-        chat_id, fired = context.job.data  # type: ignore[union-attr]
+        assert context.job is not None
+        chat_id, fired = cast(tuple[int, tuple[str, int] | None], context.job.data)
         await self.advance(chat_id, fired)
 
     async def _tick_job(self, context: CallbackContext) -> None:
-        chat_id, round_id, position, seconds_left = context.job.data  # type: ignore[union-attr]
+        assert context.job is not None
+        chat_id, round_id, position, seconds_left = cast(tuple[int, int, int, int],
+                                                         context.job.data)
         async with self.lock(chat_id):
             await self.refresh_countdown(round_id, position, seconds_left)
 

@@ -48,8 +48,17 @@ async def fetch_one(conn: aiosqlite.Connection, sql: str,
                     params: Iterable[Any] = ()) -> aiosqlite.Row | None:
     """One row, read inside a transaction the caller holds, in a single hop to SQLite's thread
     (`execute` + `fetchone` + `close` take three; record_answer runs for every tap of a burst)."""
-    rows = await conn.execute_fetchall(sql, tuple(params))
+    rows = list(await conn.execute_fetchall(sql, tuple(params)))
     return rows[0] if rows else None
+
+
+async def fetch_row(conn: aiosqlite.Connection, sql: str,
+                    params: Iterable[Any] = ()) -> aiosqlite.Row:
+    """A row that must exist (RETURNING, or the user's own row in their answer's transaction)."""
+    row = await fetch_one(conn, sql, params)
+    if row is None:
+        raise LookupError("expected a row, found none")
+    return row
 
 
 class Database:
@@ -127,7 +136,7 @@ class Database:
     async def version(self) -> int:
         async with self.conn.execute("PRAGMA user_version") as cur:
             row = await cur.fetchone()
-        return int(row[0])
+        return int(row[0]) if row else 0
 
     async def migrate(self) -> None:
         current = await self.version()

@@ -88,6 +88,7 @@ async def start_interview(db: Database, *, user_id: int, field: str, level: str,
         async with conn.execute("SELECT * FROM interviews WHERE user_id = ? AND status = 'active'",
                                 (user_id,)) as cur:
             row = await cur.fetchone()
+    assert row is not None  # inserted or already active, in this transaction
     return _interview(row)
 
 

@@ -70,7 +70,8 @@ async def save_match(db: Database, *, user_id: int, level: str,
         cur = await conn.execute(
             "INSERT INTO jd_matches (user_id, level, ranking, created_at) VALUES (?, ?, ?, ?)",
             (user_id, level, data, now))
-        return int(cur.lastrowid)
+        assert cur.lastrowid is not None
+        return cur.lastrowid
 
 
 async def get_match(db: Database, *, match_id: int, user_id: int) -> StoredMatch | None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from storage.db import fetch_one
+from storage.db import fetch_row
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class LevelTotals:
 async def count_level_answer(conn: aiosqlite.Connection, *, user_id: int, field: str,
                              level: str, is_correct: bool) -> LevelTotals:
     """Count the answer at its field and level; the totals after it."""
-    row = await fetch_one(
+    row = await fetch_row(
         conn,
         "INSERT INTO level_stats (user_id, field, level, answered, correct) VALUES (?, ?, ?, 1, ?)"
         " ON CONFLICT (user_id, field, level) DO UPDATE SET answered = answered + 1,"

@@ -145,11 +145,12 @@ async def claim_due(db: Database, *, now: datetime, limit: int) -> Claim:
     updates: list[tuple] = []
     async with db.transaction() as conn:
         async with conn.execute(_DUE, (moment, limit)) as cur:
-            rows = await cur.fetchall()
+            rows = list(await cur.fetchall())
         for row in rows:
             tz = timezones.zone(row["timezone"], row["language"])
             schedule = Schedule(row["minute"], row["weekdays"], bool(row["always"]))
-            due_day = _day(row["due_day"]) or streaks.local_day(_instant(row["due_at"]), tz)
+            due_at = datetime.fromtimestamp(row["due_at"], UTC)  # NOT NULL in the due query
+            due_day = _day(row["due_day"]) or streaks.local_day(due_at, tz)
             active = _day(row["last_active_day"])
             decision = reminders.settle(schedule, tz, due_day=due_day, now=now,
                                         sent_day=_day(row["sent_day"]), active_day=active)
@@ -160,7 +161,7 @@ async def claim_due(db: Database, *, now: datetime, limit: int) -> Claim:
                 today = streaks.local_day(now, tz)
                 due.append(DueReminder(
                     user_id=row["user_id"], language=row["language"], due_day=due_day,
-                    due_at=_instant(row["due_at"]),
+                    due_at=due_at,
                     streak=streaks.current(active, row["streak_current"], today)))
         await conn.executemany(
             "UPDATE reminders SET due_at = ?, due_day = ?, sent_day = ? WHERE user_id = ?",
@@ -172,4 +173,4 @@ async def due_count(db: Database, *, now: datetime) -> int:
     """How many reminders are due at `now` (for logs and tests)."""
     row = await db.fetchone("SELECT COUNT(*) FROM reminders WHERE due_at <= ?",
                             (int(now.timestamp()),))
-    return int(row[0])
+    return int(row[0]) if row else 0

@@ -24,7 +24,7 @@ def card_from_row(row: aiosqlite.Row) -> Card:
     return Card.from_dict({
         "card_id": row["card_id"], "state": row["state"], "step": row["step"],
         "stability": row["stability"], "difficulty": row["difficulty"],
-        "due": _when(row["due_at"]), "last_review": _when(row["last_review_at"]),
+        "due": _when(row["due_at"]) or "", "last_review": _when(row["last_review_at"]),
     })
 
 
@@ -81,7 +81,7 @@ async def due_count(db: Database, *, user_id: int, now: datetime) -> int:
     row = await db.fetchone(
         "SELECT COUNT(*) FROM review_cards WHERE user_id = ? AND due_at <= ?",
         (user_id, int(now.timestamp())))
-    return int(row[0])
+    return int(row[0]) if row else 0
 
 
 async def due_cards(db: Database, *, user_id: int, now: datetime, limit: int = 10) -> list[Due]:
@@ -120,5 +120,5 @@ async def review_logs(db: Database, *, user_id: int) -> list[ReviewLog]:
         " JOIN review_logs l ON l.answer_id = a.id WHERE a.user_id = ?"
         " ORDER BY a.answered_at, a.id", (user_id,))
     return [ReviewLog.from_dict({"card_id": r["card_id"], "rating": r["rating"],
-                                 "review_datetime": _when(r["reviewed_at"]),
+                                 "review_datetime": _when(r["reviewed_at"]) or "",
                                  "review_duration": r["duration_ms"]}) for r in rows]

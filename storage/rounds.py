@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 import aiosqlite
 
@@ -15,7 +15,9 @@ from domain.rounds import QuestionState, Standing
 from storage.answers import NewAnswer
 from storage.db import Database
 
-RUNNING, FINISHED, STOPPED = "running", "finished", "stopped"
+RUNNING: Final = "running"
+FINISHED: Final = "finished"
+STOPPED: Final = "stopped"
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ async def create_round(db: Database, *, chat_id: int, started_by: int, language:
                 "INSERT INTO rounds (chat_id, started_by, language, seconds, started_at)"
                 " VALUES (?, ?, ?, ?, ?)", (chat_id, started_by, language, seconds, now))
             round_id = cur.lastrowid
+            assert round_id is not None
             await conn.executemany(
                 "INSERT INTO round_questions (round_id, position, question_id) VALUES (?, ?, ?)",
                 [(round_id, position, qid) for position, qid in enumerate(question_ids, 1)])
@@ -183,7 +186,7 @@ async def earlier_tap(conn: aiosqlite.Connection, *, round_id: int, position: in
     rows = await conn.execute_fetchall(
         "SELECT chosen FROM round_answers WHERE round_id = ? AND position = ?"
         " AND user_id = ?", (round_id, position, user_id))
-    return rows[0]["chosen"] if rows else None
+    return next((row["chosen"] for row in rows), None)
 
 
 async def answer_count(db: Database, *, round_id: int, position: int) -> int:

@@ -7,7 +7,7 @@ from datetime import date
 
 import aiosqlite
 
-from storage.db import Database, fetch_one
+from storage.db import Database, fetch_row
 
 EDITABLE = frozenset({"first_name", "language", "field", "level", "timezone"})
 
@@ -83,7 +83,7 @@ class Activity:
 
 
 async def read_activity(conn: aiosqlite.Connection, *, user_id: int) -> Activity:
-    row = await fetch_one(
+    row = await fetch_row(
         conn, "SELECT streak_current, streak_best, last_active_day, field, level FROM users"
         " WHERE user_id = ?", (user_id,))
     last = row["last_active_day"]
