@@ -19,19 +19,26 @@ class ApiError(Exception):
         description: str,
         *,
         retry_after: int | None = None,
+        migrate_to_chat_id: int | None = None,
         injected: bool = False,
     ):
         super().__init__(description)
         self.error_code = error_code
         self.description = description
         self.retry_after = retry_after
+        self.migrate_to_chat_id = migrate_to_chat_id
         # Faults a test asked for are not the bot's fault, so they are not violations.
         self.injected = injected
 
     def payload(self) -> JSON:
         body: JSON = {"ok": False, "error_code": self.error_code, "description": self.description}
+        parameters: JSON = {}
         if self.retry_after is not None:
-            body["parameters"] = {"retry_after": self.retry_after}
+            parameters["retry_after"] = self.retry_after
+        if self.migrate_to_chat_id is not None:
+            parameters["migrate_to_chat_id"] = self.migrate_to_chat_id
+        if parameters:
+            body["parameters"] = parameters
         return body
 
 

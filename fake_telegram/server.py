@@ -173,8 +173,10 @@ class FakeTelegram(TelegramState):
         retry_after: int | None = None,
         times: int = 1,
         chat_id: int | str | None = None,
+        migrate_to_chat_id: int | None = None,
     ) -> None:
-        """Answer the next `times` calls of `method` (to `chat_id`, if given) with this error."""
+        """Answer the next `times` calls of `method` (to `chat_id`, if given) with this error
+        (`migrate_to_chat_id`: the group became this supergroup, as Telegram says it)."""
         if error_code == 429 and retry_after is None:
             retry_after = 1  # Telegram always says how long to wait
         if description is None:
@@ -183,7 +185,8 @@ class FakeTelegram(TelegramState):
                 if error_code == 429
                 else _DEFAULT_DESCRIPTIONS.get(error_code, "Internal Server Error")
             )
-        error = ApiError(error_code, description, retry_after=retry_after, injected=True)
+        error = ApiError(error_code, description, retry_after=retry_after,
+                         migrate_to_chat_id=migrate_to_chat_id, injected=True)
         self._faults.append(_Fault(method.lower(), error, chat_id, times))
 
     def drop_next(self, method: str, times: int = 1, *, after: bool = False) -> None:

@@ -7,10 +7,12 @@ from __future__ import annotations
 import logging
 
 from telegram import Update
+from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     MessageHandler,
     filters,
@@ -218,10 +220,25 @@ async def follow_migration(update: Update, context: CoachContext) -> None:
         rounds.schedule_step(new_id, 0.0)
 
 
+async def bot_removed(update: Update, context: CoachContext) -> None:
+    """The bot was removed from a group (or lost the right to write): its round ends now,
+    rather than failing on each timer."""
+    member = update.my_chat_member
+    if member is None or member.chat.type == ChatType.PRIVATE:
+        return
+    status = member.new_chat_member.status
+    can_write = getattr(member.new_chat_member, "can_send_messages", True)
+    if status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED) or can_write is False:
+        rounds = engine(context)
+        async with rounds.lock(member.chat.id):
+            await rounds.end_running(member.chat.id)
+
+
 # -- wiring --------------------------------------------------------------------------------------
 
 # After handlers/group_migration.py's migration handler, which is in the default handler group.
 AFTER_GROUPS = 1
+MEMBERSHIP = 2
 
 def register(app: Application) -> None:
     groups, private = filters.ChatType.GROUPS, filters.ChatType.PRIVATE
@@ -233,6 +250,9 @@ def register(app: Application) -> None:
                                          pattern=callbacks.RoundAnswer.pattern()))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, follow_migration),
                     group=AFTER_GROUPS)
+    # Its own group: the reminders' my_chat_member handler (group 1) sees the same updates.
+    app.add_handler(ChatMemberHandler(bot_removed, ChatMemberHandler.MY_CHAT_MEMBER),
+                    group=MEMBERSHIP)
 
 
 async def on_startup(app: Application) -> None:

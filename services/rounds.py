@@ -18,6 +18,7 @@ from questions.model import Question
 from services import answers
 from storage import rounds as store
 from storage.answers import NewAnswer
+from storage.chats import migrate_chat
 from storage.db import Database
 
 if TYPE_CHECKING:
@@ -125,7 +126,15 @@ class RoundEngine:
         chat_id, round_id, position, seconds_left = cast(tuple[int, int, int, int],
                                                          context.job.data)
         async with self.lock(chat_id):
-            await self.refresh_countdown(round_id, position, seconds_left)
+            try:
+                await self.refresh_countdown(round_id, position, seconds_left)
+            except ChatMigrated as exc:
+                await self._follow(chat_id, exc.new_chat_id)
+            except Forbidden as exc:
+                log.warning("round in chat %s ended: %s", chat_id, exc.message)
+                await self.end_running(chat_id)
+            except TelegramError as exc:  # a countdown edit is not worth more than a line
+                log.info("countdown edit in chat %s skipped: %s", chat_id, exc)
 
     # -- the round, step by step ---------------------------------------------------------------
 
@@ -134,14 +143,27 @@ class RoundEngine:
         async with self.lock(chat_id):
             try:
                 await self._run_steps(chat_id, fired)
-            except (Forbidden, BadRequest, ChatMigrated) as exc:
-                # Removed from the group, no right to write, or the group became a supergroup
-                # with a new id: the round cannot go on here.
+            except ChatMigrated as exc:
+                # The group became a supergroup before its service message reached us: the
+                # error carries the new id, so the round goes on there.
+                await self._follow(chat_id, exc.new_chat_id)
+            except (Forbidden, BadRequest) as exc:
+                # Removed from the group, or no right to write: the round cannot go on here.
                 log.warning("round in chat %s abandoned: %s", chat_id, exc.message)
                 await self.end_running(chat_id)
             except TelegramError as exc:
                 log.warning("round in chat %s will retry: %s", chat_id, exc)
                 self.schedule_step(chat_id, RETRY_SECONDS)
+
+    async def _follow(self, old_chat_id: int, new_chat_id: int) -> None:
+        """Move the group's rows to its supergroup id and ask the live question again there."""
+        log.info("round in chat %s follows the group to %s", old_chat_id, new_chat_id)
+        self.cancel_timers(old_chat_id)
+        await migrate_chat(self.services.db, old_chat_id=old_chat_id, new_chat_id=new_chat_id)
+        rnd = await store.running_round(self.services.db, chat_id=new_chat_id)
+        if rnd is not None:
+            await store.forget_messages(self.services.db, round_id=rnd.id)
+            self.schedule_step(new_chat_id, 0.0)
 
     async def end_running(self, chat_id: int) -> None:
         """End the group's running round where it stands (the bot cannot write there)."""
@@ -282,6 +304,8 @@ class RoundEngine:
                                              reply_markup=markup)
             return True
         except BadRequest as exc:
+            # Deleted or unchanged: not worth stopping for. (A 403 is: it goes to the caller,
+            # which ends the round, as for a send.)
             log.info("round edit skipped: %s", exc.message)
             return False
 

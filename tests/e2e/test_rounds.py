@@ -488,3 +488,32 @@ async def group_tap_in(fake, user, message, letter, chat_id):
     data = {t: d for row in fake.buttons(message) for t, d in row}[letter]
     answer, _ = await tap(fake, user, message, data, chat_id=chat_id)
     return answer["text"]
+
+
+async def test_a_group_upgrade_found_through_a_failed_send_moves_the_round(fake, team,
+                                                                         rounds_bot):
+    old, new = -4003, -1004003
+    fake.group(old, "Study", members={team.ada: "creator", team.bob: "member"}, chat_type="group")
+    fake.send_message(team.ada, "/round 2 1", chat_id=old)
+    await fake.wait_for_bot_messages(old, 2)  # the announcement and question 1
+    fake.group(new, "Study", members={team.ada: "creator", team.bob: "member"})
+    # The service message has not arrived yet: the next send to the old id says where to go.
+    fake.fail_next("sendMessage", 400, "Bad Request: group chat was upgraded to a supergroup "
+                   "chat", chat_id=old, migrate_to_chat_id=new)
+    board = await fake.wait_until(lambda: next(
+        (m for m in fake.bot_messages(new) if "Round over" in m["text"]), None), timeout=15)
+    assert board is not None
+    texts = [m["text"] for m in fake.bot_messages(new)]
+    assert any("Question 2/2" in t for t in texts)
+    await fake.wait_until(lambda: _is(round_status(rounds_bot), "finished"))
+
+
+async def test_removing_the_bot_ends_its_round_at_once(fake, team, rounds_bot, caplog):
+    [announcement] = await group_says(fake, team.ada, "/round 3 30")
+    await wait_for_question(fake, 1)
+    calls_before = len(fake.calls)
+    fake.add_member(GROUP, fake.me, "kicked", notify=True)
+    await fake.wait_until(lambda: _is(round_status(rounds_bot), "stopped"), timeout=5)
+    # No countdown or reveal keeps trying the group, and nothing logs a traceback.
+    assert not any(c.chat_id == GROUP for c in fake.calls[calls_before:])
+    assert not [r for r in caplog.records if r.exc_info]
