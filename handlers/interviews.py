@@ -303,10 +303,9 @@ async def interview_button(update: Update, context: CoachContext) -> None:
     user, lang = context.user, context.lang
     action = data.action if data else ""
     interview_id = data.interview_id if data else None
-    if action == NEW:
+    if action == NEW:  # reusable: resumes the running interview or starts one, every time
         await query.answer()
-        if first_tap(context, query):
-            await start_or_resume(update, context, user, lang)
+        await start_or_resume(update, context, user, lang)
         return
     interview = (await store.get_interview(services.db, interview_id=interview_id)
                  if interview_id is not None else None)
@@ -327,9 +326,11 @@ async def interview_button(update: Update, context: CoachContext) -> None:
     if index is None:
         await query.answer(context.t("toast-expired"))
         return
-    await query.answer()
-    if not first_tap(context, query):
+    # `Review my mistakes` on the report is reusable; each `Next mistake` is one-shot.
+    if index > 0 and not first_tap(context, query):
+        await query.answer(context.t("toast-button-used"))
         return
+    await query.answer()
     if index > 0:
         await remove_buttons(query.message)  # the previous mistake's `Next` (the report keeps its)
     await show_mistake(update, context, interview, index, lang)

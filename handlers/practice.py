@@ -120,11 +120,12 @@ async def quiz(update: Update, context: CoachContext) -> None:
 async def next_question(update: Update, context: CoachContext) -> None:
     """`Next ▶` / `Start practice ▶`: remove the button, ask again (on the same topic, if any)."""
     query = update.callback_query
-    await query.answer()
     data = callbacks.Next.parse(query.data)
     user, lang = context.user, context.lang
-    if not first_tap(context, query):
-        return  # a double tap on the same Next button asks once
+    if not first_tap(context, query):  # a one-shot button: a double tap asks once
+        await query.answer(context.t("toast-button-used"))
+        return
+    await query.answer()
     await remove_buttons(query.message)
     topic = data.topic if data else None
     await ask(update, context, user, lang, topic)

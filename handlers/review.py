@@ -73,10 +73,11 @@ async def review_button(update: Update, context: CoachContext) -> None:
     if data.question_key is not None:
         await receive_review_answer(update, context, data)
         return
-    await query.answer()
     user, lang = context.user, context.lang
-    if not first_tap(context, query):
+    if not first_tap(context, query):  # a one-shot button: a double tap serves one card
+        await query.answer(context.t("toast-button-used"))
         return
+    await query.answer()
     await remove_buttons(query.message)
     await serve_review(update, context, user, lang)
 

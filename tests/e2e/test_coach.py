@@ -118,12 +118,24 @@ async def test_short_interview_report_and_its_buttons(fake, coach):
     _, [m1] = await tap(fake, ada, report, button(fake, report, "Review my mistakes"), expect=1)
     assert "Mistake 1/2" in m1["text"] and "Because of" in m1["text"]
     assert "Right answer" in m1["text"]
-    _, [m2] = await tap(fake, ada, m1, button(fake, m1, "Next mistake"), expect=1)
+    # The report's button is reusable: a second tap shows the mistakes again.
+    _, [m1_again] = await tap(fake, ada, report, button(fake, report, "Review my mistakes"),
+                              expect=1)
+    assert "Mistake 1/2" in m1_again["text"]
+    next_data = button(fake, m1, "Next mistake")
+    _, [m2] = await tap(fake, ada, m1, next_data, expect=1)
     assert "Mistake 2/2" in m2["text"] and not fake.buttons(edited(fake, ada.id, m1))
+    # `Next mistake` is one-shot: a late tap (a stale client) is answered with a note.
+    late, _ = await tap(fake, ada, m1, next_data)
+    assert late["text"] == "You already used this button."
     _, [intro2, q1b] = await tap(fake, ada, m2, button(fake, m2, "New interview"), expect=2)
     second, _ = await current_question(coach, ada.id)
     assert not set(second.question_ids) & set(first.question_ids)  # nothing from the last one
     assert "Question 1/4" in q1b["text"]
+    # `New interview` on the report still works: it resumes the interview now running.
+    _, [resume, q1c] = await tap(fake, ada, report, button(fake, report, "New interview"),
+                                 expect=2)
+    assert "Question 1/4" in q1c["text"]
     [stats, chart] = await say(fake, ada, "/stats", expect=2)
     assert "Answered: 4" in stats["text"] and chart.get("photo")
 
