@@ -26,6 +26,22 @@ class Localized(BaseModel):
         return (self.tr if lang == "tr" else self.en) or self.en or self.tr or ""
 
 
+# An explanation that names an option by its letter is false once options are shown shuffled:
+# "(b)", "option c", "b is wrong", "(a, c)", "c şıkkı", "b seçeneği". Code is left out (`f(c)`).
+_LETTER = "[a-f]"
+LETTER_REFERENCE = re.compile(  # lower-case letters only: "(A, D)" may be a program's output
+    rf"\({_LETTER}\)|\(({_LETTER},\s*)+{_LETTER}\)"
+    rf"|\b(?i:option|answer|choice)s?\s+(?:[b-f]\b|a(?=\s*(?:[,.;:)]|is\b|and\b|or\b|$)))"
+    rf"|\b[b-f]\s+(?:is|are|was|would be)\s+(?:wrong|right|correct|incorrect)\b"
+    rf"|\b{_LETTER}\)?\s+(?:şıkkı|seçeneği)|\b(?i:şık|seçenek)\s+{_LETTER}\b")
+_CODE = re.compile(r"```.*?```|`[^`]*`", re.DOTALL)
+
+
+def names_an_option_letter(explanation: str) -> bool:
+    """True when the prose of an explanation (not its code) names an option by its letter."""
+    return bool(LETTER_REFERENCE.search(_CODE.sub(" ", explanation)))
+
+
 class QuestionText(BaseModel):
     """One language's version of a question."""
 
@@ -40,6 +56,14 @@ class QuestionText(BaseModel):
         # YAML turns `a: 1` or `a: yes` into numbers and booleans; an option is always text.
         if isinstance(value, dict):
             return {str(k): v if isinstance(v, str) else str(v) for k, v in value.items()}
+        return value
+
+    @field_validator("explanation")
+    @classmethod
+    def _no_option_letters(cls, value: str) -> str:
+        if names_an_option_letter(value):
+            raise ValueError("names an option by its letter; options are shown in a new order "
+                             "each time, so refer to the option by what it says")
         return value
 
     @field_validator("options")

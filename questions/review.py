@@ -13,7 +13,6 @@ reviewer picked: `backend-caching-001: c` (or `{answer: c, note: "..."}`).
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -21,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from questions.loader import read_pack
-from questions.model import Question
+from questions.model import Question, names_an_option_letter
 
 
 def _questions(paths: list[Path]) -> list[Question]:
@@ -64,21 +63,6 @@ def compare(questions: list[Question], answers: dict[str, object]) -> tuple[list
         elif str(given).strip().lower() != q.correct:
             disagreements.append(f"{q.id}: reviewer {given}, key {q.correct}")
     return disagreements, missing
-
-
-# "(b)", "option c", "answer d", "c şıkkı", "(c) seçeneği": explanations must not name letters.
-LETTER_REFERENCE = re.compile(
-    r"\([a-f]\)|\b(?:option|options|answer|choice)\s+[a-f]\b|\b[a-f]\)?\s+(?:şıkkı|seçeneği)"
-    r"|\b(?:şık|seçenek)\s+[a-f]\b",
-    re.IGNORECASE)
-
-
-_CODE = re.compile(r"```.*?```|`[^`]*`", re.DOTALL)
-
-
-def names_an_option_letter(explanation: str) -> bool:
-    """True when prose (not code: `f.bind(c)` is fine) names an option by its letter."""
-    return bool(LETTER_REFERENCE.search(_CODE.sub(" ", explanation)))
 
 
 def balance(questions: list[Question]) -> list[str]:

@@ -97,3 +97,23 @@ def test_review_folders_are_not_packs(tmp_path):
     (reviews / "caching.answers.yaml").write_text("backend-caching-001: c\n", encoding="utf-8")
     loaded, problems = check_bank(tmp_path)
     assert not problems and loaded is not None
+
+
+@pytest.mark.parametrize("explanation", [
+    "Retrying (b) only trades duplicates for missing data.",
+    "Option c forgets the cache.",
+    "That is why b is wrong.",
+    "The others (a, c, d) all block.",
+    "Bu yüzden c şıkkı yanlış.",
+])
+def test_the_validator_refuses_explanations_that_name_option_letters(explanation):
+    from pydantic import ValidationError
+
+    from questions.model import QuestionText
+
+    with pytest.raises(ValidationError, match="by its letter"):
+        QuestionText(body="Q?", options={"a": "x", "b": "y", "c": "z", "d": "w"},
+                     explanation=explanation)
+    # Code and program output are not option references.
+    QuestionText(body="Q?", options={"a": "x", "b": "y"},
+                 explanation="`f.bind(c)` returns a new function; the log shows (A, D).")
