@@ -24,6 +24,7 @@ from handlers import (
     group_settings,
     interviews,
     jobmatch,
+    keyboard_owners,
     onboarding,
     practice,
     privacy,
@@ -44,7 +45,7 @@ from storage.db import Database
 # group_settings comes before onboarding: in group chats its /start, /language, /field and
 # /level take the place of onboarding's per-user ones.
 FEATURES: list[ModuleType] = [
-    flood_guard, user_context, group_migration, group_settings, onboarding, practice,
+    flood_guard, user_context, keyboard_owners, group_migration, group_settings, onboarding, practice,
     interviews, review, topics, stats,
     reminders, bank_admin, jobmatch, privacy, rounds, help_feature]
 

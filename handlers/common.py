@@ -13,9 +13,11 @@ from telegram import (
     Message,
     Update,
 )
+from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.context import CoachContext
+from storage.keyboards import remember_owner
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,16 @@ async def reply(update: Update, text: str, markup: InlineKeyboardMarkup | None =
     if chat is None:
         return None
     return await chat.send_message(text, reply_markup=markup)
+
+
+async def own_keyboard(context: CoachContext, message: Message | None) -> Message | None:
+    """Mark a keyboard the bot just showed in a group as the current member's: only they may
+    press it (handlers/keyboard_owners.py turns everyone else away). Private chats need nothing."""
+    if message is not None and message.chat.type != ChatType.PRIVATE and context.has_user:
+        await remember_owner(context.services.db, chat_id=message.chat_id,
+                             message_id=message.message_id, user_id=context.user.user_id,
+                             now=int(context.services.now().timestamp()))
+    return message
 
 
 async def edit_or_ignore(context: CoachContext, message: MaybeInaccessibleMessage | None, text: str,

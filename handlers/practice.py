@@ -19,6 +19,7 @@ from handlers.common import (
     edit_or_ignore,
     first_tap,
     keyboard,
+    own_keyboard,
     remove_buttons,
     reply,
 )
@@ -85,7 +86,8 @@ async def send_question(update: Update, context: CoachContext, question: Questio
     chat = update.effective_chat
     owner = update.effective_user.id if chat and chat.type != ChatType.PRIVATE else None
     text = render.question_html(question, lang, header=question_header(context, question, lang))
-    return await reply(update, text, answer_keyboard(question, owner, on_topic))
+    return await own_keyboard(context, await reply(update, text,
+                                                   answer_keyboard(question, owner, on_topic)))
 
 
 async def ask(update: Update, context: CoachContext, user: User, lang: str,
@@ -199,13 +201,13 @@ async def suggest_level(update: Update, context: CoachContext, graded: Graded) -
     if level_up is None:
         return
     texts, lang = context.services.texts, graded.lang
-    await reply(update, texts.t(
+    await own_keyboard(context, await reply(update, texts.t(
         lang, "level-up-suggestion", answered=level_up.answered,
         level=texts.t(lang, f"level-{level_up.level}"),
         accuracy=progress.percent(level_up.correct, level_up.answered),
         next=texts.t(lang, f"level-{level_up.next}")),
         keyboard([[(texts.t(lang, "button-switch-level", level=texts.t(lang, f"level-{level_up.next}")),
-                    callbacks.LevelChoice(level_up.next).encode())]]))
+                    callbacks.LevelChoice(level_up.next).encode())]])))
 
 
 async def receive_answer(update: Update, context: CoachContext) -> None:
@@ -220,8 +222,8 @@ async def receive_answer(update: Update, context: CoachContext) -> None:
         return
     texts, lang = context.services.texts, graded.lang
     next_data = callbacks.Next(graded.question.topic if data.on_topic else None).encode()
-    await reply(update, explanation_text(context, graded),
-                keyboard([[(texts.t(lang, "button-next"), next_data)]]))
+    await own_keyboard(context, await reply(update, explanation_text(context, graded),
+                                            keyboard([[(texts.t(lang, "button-next"), next_data)]])))
     await suggest_level(update, context, graded)
 
 

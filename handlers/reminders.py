@@ -21,7 +21,7 @@ from bot.context import CoachContext, services_of
 from bot.texts import Html, Texts
 from domain import reminders, timezones
 from domain.reminders import Schedule
-from handlers.common import chunk, edit_or_ignore, keyboard, reply
+from handlers.common import chunk, edit_or_ignore, keyboard, own_keyboard, reply
 from storage import reminders as store
 from storage.users import User
 
@@ -198,7 +198,8 @@ async def timezone_command(update: Update, context: CoachContext) -> None:
         key = "timezone-current" if user.timezone else "timezone-current-default"
         text = (context.t(key, zone=current, time=local_now(context, current)) + "\n"
                 + context.t("timezone-how"))
-        await reply(update, text, timezone_keyboard(timezones.COMMON, current))
+        await own_keyboard(context, await reply(update, text,
+                                                timezone_keyboard(timezones.COMMON, current)))
         return
     typed = " ".join(context.args)
     name = timezones.parse(typed)
@@ -207,7 +208,8 @@ async def timezone_command(update: Update, context: CoachContext) -> None:
         text = context.t("timezone-bad", value=typed[:40])
         if close:
             text += "\n" + context.t("timezone-suggest")
-        await reply(update, text, timezone_keyboard(close, None, per_row=1) if close else None)
+        await own_keyboard(context, await reply(
+            update, text, timezone_keyboard(close, None, per_row=1) if close else None))
         return
     await reply(update, await timezone_changed(context, user, lang, name))
 

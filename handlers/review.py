@@ -67,6 +67,8 @@ async def review_button(update: Update, context: CoachContext) -> None:
     """A/B/C/D on a review question (`rv:<question>:<option>`), or `Next review` (`rv`)."""
     query = update.callback_query
     data = callbacks.Review.parse(query.data)
+    if query.message is not None and query.message.chat.type != ChatType.PRIVATE:
+        data = None  # review questions are asked in private chats only: a forged button
     if data is None or (data.question_key is None) != (data.option is None):
         await query.answer(context.t("toast-expired"))
         return

@@ -160,7 +160,7 @@ async def test_in_a_group_nobody_answers_someone_elses_quiz(fake, bot):
     [question] = await say(fake, ada, "/quiz", chat_id=group)
     data = fake.buttons(question)[0][0][1]
     answer, _ = await tap(fake, bob, question, data, chat_id=group)
-    assert "belongs to someone else" in answer["text"]
+    assert "for the member who asked" in answer["text"]
     rows = await bot.services.db.fetchall("SELECT user_id FROM answers")
     assert rows == []
     answer, _ = await tap(fake, ada, question, data, chat_id=group, expect=1)
