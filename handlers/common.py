@@ -22,6 +22,23 @@ from storage.keyboards import remember_owner
 log = logging.getLogger(__name__)
 
 
+def actor_id(update: Update) -> int | None:
+    """Who acts in an update: the chat a message was posted as (a channel, or an anonymous
+    admin's group) when there is one, else the user. Telegram sends every channel's posts from
+    one shared account, so its user id would lump all of them together."""
+    message = update.message
+    if message is not None and message.sender_chat is not None:
+        return message.sender_chat.id
+    return update.effective_user.id if update.effective_user else None
+
+
+def actor_name(update: Update) -> str:
+    message = update.message
+    if message is not None and message.sender_chat is not None:
+        return message.sender_chat.title or message.sender_chat.username or ""
+    return update.effective_user.first_name if update.effective_user else ""
+
+
 def keyboard(rows: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup:
     """An inline keyboard from rows of (label, callback data)."""
     return InlineKeyboardMarkup(

@@ -10,6 +10,7 @@ from telegram.error import TelegramError
 from telegram.ext import Application, ApplicationHandlerStop, TypeHandler
 
 from bot.context import CoachContext
+from handlers.common import actor_id
 
 log = logging.getLogger(__name__)
 COMMANDS: tuple[str, ...] = ()
@@ -18,21 +19,21 @@ GROUP = -100  # runs before every feature handler
 
 async def guard(update: Update, context: CoachContext) -> None:
     """Drop the update if its sender is over the limit (taps still get an answer)."""
-    user = update.effective_user
-    if user is None:
+    user, actor = update.effective_user, actor_id(update)
+    if user is None or actor is None:
         return
     flood = context.flood_guard
     now = time.monotonic()
-    if flood.allow(user.id, now):
+    if flood.allow(actor, now):
         return
-    log.info("flood: dropped update_id=%s user_id=%s", update.update_id, user.id)
+    log.info("flood: dropped update_id=%s actor_id=%s", update.update_id, actor)
     services = context.services
     lang = services.language_for(None, user.language_code)
     text = services.texts.t(lang, "flood-slow-down")
     try:
         if update.callback_query is not None:
             await update.callback_query.answer(text)
-        elif flood.should_warn(user.id, now) and update.effective_chat is not None \
+        elif flood.should_warn(actor, now) and update.effective_chat is not None \
                 and update.effective_chat.type == "private":
             await update.effective_chat.send_message(text)
     except TelegramError as exc:

@@ -34,9 +34,10 @@ async def is_group_admin(update: Update, context: CoachContext) -> bool:
     chat, message = update.effective_chat, update.effective_message
     if chat is None or update.effective_user is None:
         return False
-    if message is not None and message.sender_chat is not None \
-            and message.sender_chat.id == chat.id:
-        return True  # an anonymous admin speaks as the group itself
+    if message is not None and message.sender_chat is not None:
+        # An anonymous admin speaks as the group itself; a member posting as a channel is not
+        # an admin (and the shared channel account is no member to ask Telegram about).
+        return message.sender_chat.id == chat.id
     try:
         member = await context.bot.get_chat_member(chat.id, update.effective_user.id)
     except TelegramError:

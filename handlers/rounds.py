@@ -23,7 +23,7 @@ from bot.context import CoachContext, services_of
 from domain import rounds as domain
 from domain import streaks
 from domain.grading import grade
-from handlers.common import reply
+from handlers.common import actor_id, actor_name, reply
 from handlers.group_settings import DEFAULT_LEVEL, group_language, is_group_admin
 from handlers.round_messages import RoundMessages
 from questions.loader import Bank
@@ -94,14 +94,15 @@ async def round_command(update: Update, context: CoachContext) -> None:
         await reply(update, texts.t(lang, "round-no-questions",
                                     scope=view.scope(field, level, request.topic)))
         return
-    rnd = await store.create_round(db, chat_id=chat.id, started_by=tg_user.id, language=lang,
+    rnd = await store.create_round(db, chat_id=chat.id, started_by=actor_id(update) or tg_user.id,
+                                   language=lang,
                                    seconds=request.seconds, question_ids=[q.id for q in picked],
                                    now=int(services.now().timestamp()))
     if rnd is None:
         await reply(update, texts.t(lang, "round-already-running"))
         return
     try:
-        await reply(update, view.announcement(rnd, tg_user.first_name,
+        await reply(update, view.announcement(rnd, actor_name(update),
                                               view.scope(field, level, request.topic),
                                               request.count))
         engine(context).budget(chat.id).spend()
@@ -119,7 +120,7 @@ async def stop_command(update: Update, context: CoachContext) -> None:
     if rnd is None:
         await reply(update, services.texts.t(lang, "round-none-running"))
         return
-    if tg_user.id != rnd.started_by and not await is_group_admin(update, context):
+    if actor_id(update) != rnd.started_by and not await is_group_admin(update, context):
         await reply(update, services.texts.t(lang, "round-stop-refused"))
         return
     rounds = engine(context)
@@ -135,7 +136,7 @@ async def stop_command(update: Update, context: CoachContext) -> None:
         asked = sum(1 for q in questions if q.is_live)
         view = messages(context, rnd.language)
         standings = await store.round_standings(services.db, round_id=rnd.id)
-        heading = view.t("round-stopped", name=tg_user.first_name, asked=asked,
+        heading = view.t("round-stopped", name=actor_name(update), asked=asked,
                          total=rnd.question_count)
         await reply(update, view.scoreboard(heading, standings))
         rounds.budget(chat.id).spend()

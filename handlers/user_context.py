@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from telegram import Update
+from telegram.constants import ChatType
 from telegram.ext import Application, ApplicationHandlerStop, TypeHandler
 
 from bot.context import CoachContext
-from storage.users import ensure_user
+from storage.users import ensure_user, get_user
 
 COMMANDS: tuple[str, ...] = ()
 GROUP = -90  # after the flood guard (-100), before every feature handler (0 and up)
@@ -20,14 +21,24 @@ async def load_user(update: Update, context: CoachContext) -> None:
         return
     services = context.services
     guess = services.language_for(None, tg_user.language_code)
+    query = update.callback_query
+    # Every keyboard in a private chat came after the user's first contact: a tap there from
+    # someone with no stored user is from before their /deleteme, and must re-create nothing.
+    private_tap = (query is not None and query.message is not None
+                   and query.message.chat.type == ChatType.PRIVATE)
     try:
-        user = await ensure_user(services.db, user_id=tg_user.id,
-                                 first_name=tg_user.first_name or "", language=guess,
-                                 now=int(services.now().timestamp()))
+        user = (await get_user(services.db, user_id=tg_user.id) if private_tap else
+                await ensure_user(services.db, user_id=tg_user.id,
+                                  first_name=tg_user.first_name or "", language=guess,
+                                  now=int(services.now().timestamp())))
     except Exception as exc:  # noqa: BLE001 - the error handler logs it and apologises once
         # Without a user no feature handler can run: report it and stop this update here.
         await context.application.process_error(update, exc)
         raise ApplicationHandlerStop from None
+    if user is None:
+        assert query is not None
+        await query.answer(services.texts.t(guess, "toast-question-gone"))
+        raise ApplicationHandlerStop
     context.set_user(user, services.language_for(user.language, tg_user.language_code))
 
 
