@@ -87,12 +87,8 @@ def result_html(context: CoachContext, lang: str, result: JobMatch) -> str:
              for f in result.fields[1:3] if f.confidence >= ALSO_CLOSE]
     if close:
         lines.append(texts.t(lang, "jd-also-close", fields=", ".join(close)))
-    if best.topics:
-        lines += ["", texts.t(lang, "jd-topics"),
-                  *topic_lines(context, lang, best.field, [(t.topic, t.words) for t in best.topics]),
-                  "", texts.t(lang, "jd-use-explained")]
-    else:
-        lines += ["", texts.t(lang, "jd-field-no-topics")]
+    lines += topics_section(context, lang, best.field, "jd-topics",
+                            [(t.topic, t.words) for t in best.topics])
     return "\n".join(lines)
 
 
@@ -103,13 +99,20 @@ def chosen_field_html(context: CoachContext, lang: str, match: StoredMatch,
     lines = [texts.t(lang, "jd-field-chosen", field=bank.field_name(ranked.field, lang),
                      level=level_name(context, lang, match.level))]
     topics = [t for t in ranked.topics if bank.topic(ranked.field, t)]
-    if topics:
-        lines += ["", texts.t(lang, "jd-field-topics"),
-                  *topic_lines(context, lang, ranked.field, [(t, ()) for t in topics]),
-                  "", texts.t(lang, "jd-use-explained")]
-    else:
-        lines += ["", texts.t(lang, "jd-field-no-topics")]
+    lines += topics_section(context, lang, ranked.field, "jd-field-topics",
+                            [(t, ()) for t in topics])
     return "\n".join(lines)
+
+
+def topics_section(context: CoachContext, lang: str, field: str, heading: str,
+                   topics: list[tuple[str, tuple[str, ...]]]) -> list[str]:
+    """The ad's closest topics under `heading` (with their evidence words), or a note that the
+    field has none to offer."""
+    texts = context.services.texts
+    if not topics:
+        return ["", texts.t(lang, "jd-field-no-topics")]
+    return ["", texts.t(lang, heading), *topic_lines(context, lang, field, topics),
+            "", texts.t(lang, "jd-use-explained")]
 
 
 def result_keyboard(context: CoachContext, lang: str, match_id: int,
