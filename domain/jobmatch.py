@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import yaml
 
+from domain.numbers import parse_number
 from questions.loader import Bank
 from questions.model import LEVELS
 from questions.yamlfast import SafeLoader
@@ -221,7 +222,7 @@ _NUMBER_WORDS = {
     "nine": 9, "ten": 10, "bir": 1, "iki": 2, "uc": 3, "dort": 4, "bes": 5, "alti": 6,
     "yedi": 7, "sekiz": 8, "dokuz": 9,
 }
-_NUM = r"(\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")"
+_NUM = r"([0-9]{1,2}|" + "|".join(_NUMBER_WORDS) + r")"
 _YEARS = re.compile(
     rf"\b{_NUM}\s*(?:\+|plus)?\s*(?:(?:-|to|ila|/)\s*{_NUM}\s*\+?\s*)?"
     r"(?:years?|yrs?|yil|sene)\w*")
@@ -243,7 +244,8 @@ class LevelGuess:
 def _number(text: str | None) -> int | None:
     if text is None:
         return None
-    return int(text) if text.isdigit() else _NUMBER_WORDS.get(text)
+    number = parse_number(text)
+    return number if number is not None else _NUMBER_WORDS.get(text)
 
 
 def _years_level(years: int) -> str:
