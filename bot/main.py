@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 from pydantic import ValidationError
 
-from bot.app import build_application
+from bot.app import ALLOWED_UPDATES, build_application
 from bot.logs import setup_logging
 from bot.settings import Settings
 from questions.loader import Bank, BankError, check_bank, load_bank
@@ -110,9 +110,9 @@ def run(settings: Settings) -> int:
                 url_path=urlparse(settings.webhook_url).path.lstrip("/"),
                 webhook_url=settings.webhook_url,
                 secret_token=settings.webhook_secret.get_secret_value(),
-                allowed_updates=None)
+                allowed_updates=ALLOWED_UPDATES)
         else:
-            app.run_polling(allowed_updates=None)
+            app.run_polling(allowed_updates=ALLOWED_UPDATES)
     except SchemaTooNew as exc:
         print(str(exc), file=sys.stderr)
         return 1
