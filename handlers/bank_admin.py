@@ -15,7 +15,7 @@ from telegram.ext import Application, CommandHandler, MessageHandler, filters
 
 from bot.context import CoachContext
 from bot.services import Services
-from handlers.common import reply
+from handlers.common import NEW_MESSAGES, reply
 from questions import importer
 from questions.loader import Bank, check_bank
 from questions.model import LEVELS
@@ -179,7 +179,7 @@ async def receive_upload(update: Update, context: CoachContext) -> None:
 
 
 def register(app: Application) -> None:
-    private = filters.ChatType.PRIVATE
+    private = NEW_MESSAGES & filters.ChatType.PRIVATE
     app.add_handler(CommandHandler("reload", reload, filters=private))
     app.add_handler(MessageHandler(private & filters.Document.ALL & AdminUpload(app),
                                    receive_upload))

@@ -14,10 +14,15 @@ from telegram import (
     Update,
 )
 from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.ext import filters
 
 from bot.context import CoachContext
 
 log = logging.getLogger(__name__)
+
+# Every command and message handler is limited to new messages: PTB's default also matches
+# edited ones, and editing an old message into `/round 1 30` must not start a round.
+NEW_MESSAGES = filters.UpdateType.MESSAGE
 
 
 def keyboard(rows: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup:

@@ -11,7 +11,7 @@ from telegram.error import TelegramError
 from telegram.ext import Application, CommandHandler, filters
 
 from bot.context import CoachContext
-from handlers.common import reply
+from handlers.common import NEW_MESSAGES, reply
 from questions.model import LEVELS
 from storage.groups import GroupSettings, get_group, update_group
 
@@ -128,7 +128,7 @@ async def group_level_command(update: Update, context: CoachContext) -> None:
 
 
 def register(app: Application) -> None:
-    groups = filters.ChatType.GROUPS
+    groups = NEW_MESSAGES & filters.ChatType.GROUPS
     app.add_handler(CommandHandler("start", group_start, filters=groups))
     app.add_handler(CommandHandler("language", group_language_command, filters=groups))
     app.add_handler(CommandHandler("field", group_field_command, filters=groups))

@@ -7,7 +7,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler, Mess
 
 from bot.context import CoachContext, services_of
 from bot.texts import Texts
-from handlers.common import reply
+from handlers.common import NEW_MESSAGES, reply
 
 COMMANDS = ("help",)
 
@@ -52,10 +52,11 @@ async def unknown_command(update: Update, context: CoachContext) -> None:
 
 
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("help", help_command))
+    app.add_handler(CommandHandler("help", help_command, filters=NEW_MESSAGES))
 
 
 def register_fallbacks(app: Application) -> None:
     """Must be added after every feature, so they only see what nothing else handled."""
     app.add_handler(CallbackQueryHandler(expired_button))
-    app.add_handler(MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE, unknown_command))
+    app.add_handler(MessageHandler(
+        NEW_MESSAGES & filters.COMMAND & filters.ChatType.PRIVATE, unknown_command))

@@ -16,6 +16,7 @@ from bot.services import Services
 from domain import progress, review, streaks
 from domain.grading import Grade, grade
 from handlers.common import (
+    NEW_MESSAGES,
     edit_or_ignore,
     first_tap,
     keyboard,
@@ -228,6 +229,6 @@ async def receive_answer(update: Update, context: CoachContext) -> None:
 
 
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("quiz", quiz))
+    app.add_handler(CommandHandler("quiz", quiz, filters=NEW_MESSAGES))
     app.add_handler(CallbackQueryHandler(receive_answer, pattern=callbacks.Answer.pattern()))
     app.add_handler(CallbackQueryHandler(next_question, pattern=callbacks.Next.pattern()))

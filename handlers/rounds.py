@@ -24,7 +24,7 @@ from bot.context import CoachContext, services_of
 from domain import rounds as domain
 from domain import streaks
 from domain.grading import grade
-from handlers.common import reply
+from handlers.common import NEW_MESSAGES, reply
 from handlers.group_settings import DEFAULT_LEVEL, group_language, is_group_admin
 from handlers.round_messages import RoundMessages
 from questions.loader import Bank
@@ -474,7 +474,8 @@ async def follow_migration(update: Update, context: CoachContext) -> None:
 AFTER_GROUPS = 1
 
 def register(app: Application) -> None:
-    groups, private = filters.ChatType.GROUPS, filters.ChatType.PRIVATE
+    groups = NEW_MESSAGES & filters.ChatType.GROUPS
+    private = NEW_MESSAGES & filters.ChatType.PRIVATE
     app.add_handler(CommandHandler("round", round_command, filters=groups))
     app.add_handler(CommandHandler("stop", stop_command, filters=groups))
     app.add_handler(CommandHandler("leaderboard", leaderboard_command, filters=groups))

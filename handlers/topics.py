@@ -8,7 +8,7 @@ from telegram.ext import Application, CommandHandler
 from bot import callbacks
 from bot.context import CoachContext
 from domain import progress
-from handlers.common import chunk, keyboard, reply
+from handlers.common import NEW_MESSAGES, chunk, keyboard, reply
 from storage.answers import TopicTotal, topic_totals
 
 COMMANDS = ("topics",)
@@ -46,4 +46,4 @@ async def topics(update: Update, context: CoachContext) -> None:
 
 
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("topics", topics))
+    app.add_handler(CommandHandler("topics", topics, filters=NEW_MESSAGES))

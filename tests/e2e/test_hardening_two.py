@@ -3,6 +3,8 @@ error reports to admins and the update types the bot asks Telegram for."""
 
 from __future__ import annotations
 
+import asyncio
+
 from tests.e2e.conftest import say
 
 GROUP = -1009876543210
@@ -32,5 +34,43 @@ async def test_a_narrow_update_list_left_by_an_earlier_deployment_is_replaced(fa
         answer, _ = await tap(fake, ada, confirm, fake.buttons(confirm)[-1][-1][1])
         assert answer is not None
         assert fake.allowed_updates == {"message", "callback_query", "my_chat_member"}
+    finally:
+        await runner.stop()
+
+
+def edited_command(chat: dict, user, text: str, message_id: int = 5) -> dict:
+    return {"update_id": 900_000 + message_id, "edited_message": {
+        "message_id": message_id, "date": 1_700_000_000, "edit_date": 1_700_000_100,
+        "chat": chat, "from": {"id": user.id, "is_bot": False, "first_name": user.first_name},
+        "text": text, "entities": [{"type": "bot_command", "offset": 0,
+                                    "length": len(text.split()[0])}]}}
+
+
+async def test_an_old_message_edited_into_a_command_runs_nothing(fake, tmp_path):
+    from telegram import Update
+
+    from tests.e2e.harness import BotRunner
+
+    runner = BotRunner(fake, tmp_path, round_min_seconds=1)
+    app = await runner.start()
+    try:
+        ada = fake.user(7201, "Ada")
+        fake.group(GROUP, "Prep", members={ada: "administrator"})
+        group = {"id": GROUP, "type": "supergroup", "title": "Prep"}
+        private = {"id": ada.id, "type": "private", "first_name": "Ada"}
+        # Straight into the Application, as a webhook or an older update list would deliver it.
+        for chat, text in ((group, "/round 1 30"), (private, "/quiz"), (private, "/help"),
+                           (private, "/nosuchcommand")):
+            await app.process_update(Update.de_json(edited_command(chat, ada, text), app.bot))
+        await asyncio.sleep(0.3)
+        assert fake.bot_messages(GROUP) == [] and fake.bot_messages(ada.id) == []
+        # Every command and message handler in every group refuses an edited message.
+        edited = Update.de_json(edited_command(private, ada, "/start"), app.bot)
+        from telegram.ext import CommandHandler, MessageHandler
+
+        for handlers in app.handlers.values():
+            for handler in handlers:
+                if isinstance(handler, CommandHandler | MessageHandler):
+                    assert not handler.check_update(edited), handler.callback.__name__
     finally:
         await runner.stop()
