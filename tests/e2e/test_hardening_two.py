@@ -74,3 +74,13 @@ async def test_an_old_message_edited_into_a_command_runs_nothing(fake, tmp_path)
                     assert not handler.check_update(edited), handler.callback.__name__
     finally:
         await runner.stop()
+
+
+async def test_a_first_name_changed_in_telegram_is_kept_current(fake, bot):
+    ada = fake.user(7301, "Ada")
+    await say(fake, ada, "/help")
+    ada.first_name = "Adaline"
+    await say(fake, ada, "/help")
+    row = await bot.services.db.fetchone("SELECT first_name FROM users WHERE user_id = ?",
+                                         (ada.id,))
+    assert row[0] == "Adaline"
