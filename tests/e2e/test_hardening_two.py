@@ -84,3 +84,9 @@ async def test_a_first_name_changed_in_telegram_is_kept_current(fake, bot):
     row = await bot.services.db.fetchone("SELECT first_name FROM users WHERE user_id = ?",
                                          (ada.id,))
     assert row[0] == "Adaline"
+
+
+async def test_a_greeting_isolates_a_name_with_a_right_to_left_override(fake, bot):
+    mallory = fake.user(7401, "\u202eyrollaM")
+    welcome, *_ = await say(fake, mallory, "/start", expect=3)
+    assert welcome["text"].startswith("👋 Hi \u2068\u202eyrollaM\u2069! I'm your")
