@@ -162,6 +162,9 @@ async def receive_upload(update: Update, context: CoachContext) -> None:
         bank, problems = (services.bank, [])
         if result.ok and result.files and not dry_run:
             bank, problems = await _reload(services)
+    if result.holds_no_questions:
+        await reply(update, context.t("import-empty", name=name))
+        return
     if not result.ok:
         await reply(update, context.t("import-refused", name=name, count=len(result.problems),
                                     problems=_problem_lines(result.problems)))

@@ -209,3 +209,14 @@ async def test_a_folder_that_cannot_be_written_gets_a_clear_reply(fake, bot):
     assert reply["text"] == ("❌ \u2068new.csv\u2069 could not be written to the question folder "
                              "(File exists). The bank is unchanged.")
     assert "wf-001" not in bot.services.bank.questions
+
+
+async def test_an_empty_or_header_only_file_is_said_to_hold_no_questions(fake, bot):
+    admin = fake.user(ADMIN, "Ada")
+    before = snapshot(bot.settings.questions_dir)
+    for name, data in (("empty.csv", b""), ("header.csv", csv_bytes([])),
+                       ("blank.yaml", b"\n")):
+        [reply] = await upload(fake, admin, name, data)
+        assert reply["text"] == (f"📭 \u2068{name}\u2069 holds no questions (an empty file, or a "
+                                 "header row only). Nothing changed.")
+    assert snapshot(bot.settings.questions_dir) == before

@@ -364,3 +364,14 @@ def test_too_many_new_topics(tmp_path, monkeypatch):
     rows = [row(f"be-{n}", topic=f"t{n}") for n in range(4)]
     result = run(tmp_path, rows)
     assert result.problems == ["4 new topics in one import (at most 3): is the topic column right?"]
+
+
+def test_an_empty_or_header_only_file_holds_no_questions(tmp_path):
+    from questions.importer import import_bytes
+    from tests.question_files import csv_bytes
+
+    for name, data in (("a.csv", b""), ("b.csv", csv_bytes([])), ("c.yaml", b"")):
+        result = import_bytes(name, data, tmp_path / "bank")
+        assert not result.ok and result.holds_no_questions and result.files == {}
+        assert result.problems == [f"{name}: holds no questions (an empty file, or a header "
+                                   "row only)"]
