@@ -90,3 +90,27 @@ async def test_a_greeting_isolates_a_name_with_a_right_to_left_override(fake, bo
     mallory = fake.user(7401, "\u202eyrollaM")
     welcome, *_ = await say(fake, mallory, "/start", expect=3)
     assert welcome["text"].startswith("👋 Hi \u2068\u202eyrollaM\u2069! I'm your")
+
+
+async def test_free_text_in_a_private_chat_gets_a_short_answer_in_the_users_language(fake, bot):
+    ada = fake.user(7501, "Ada")
+    ayse = fake.user(7502, "Ayşe", language_code="tr")
+    [answer] = await say(fake, ada, "hello?")
+    assert answer["text"] == "I work with commands: try /quiz, or /help."
+    [answer] = await say(fake, ayse, "merhaba")
+    assert answer["text"] == "Komutlarla çalışıyorum: /quiz ile bir soru iste ya da /help yaz."
+
+
+async def test_text_the_bot_is_waiting_for_is_not_answered_as_free_text(fake, bot):
+    ada = fake.user(7503, "Ada")
+    await say(fake, ada, "/jd")
+    [answer] = await say(fake, ada, "Senior backend engineer: Python, PostgreSQL, Redis caching, "
+                                    "HTTP APIs, five years of experience")
+    assert "I work with commands" not in answer["text"]
+    await asyncio.sleep(0.3)
+    assert not any("I work with commands" in m.get("text", "") for m in fake.bot_messages(ada.id))
+    # In a group, text that reaches the bot is not answered.
+    fake.group(GROUP, "Prep", members={ada: "member"})
+    fake.send_message(ada, f"hi @{fake.me.username}", chat_id=GROUP)
+    await asyncio.sleep(0.3)
+    assert fake.bot_messages(GROUP) == []
