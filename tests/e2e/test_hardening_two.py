@@ -114,3 +114,34 @@ async def test_text_the_bot_is_waiting_for_is_not_answered_as_free_text(fake, bo
     fake.send_message(ada, f"hi @{fake.me.username}", chat_id=GROUP)
     await asyncio.sleep(0.3)
     assert fake.bot_messages(GROUP) == []
+
+
+async def test_admins_hear_about_an_unhandled_error_once_an_hour_with_ids_only(fake, tmp_path):
+    from tests.e2e.harness import BotRunner
+
+    admin = fake.user(7601, "Ana", started=True)
+    runner = BotRunner(fake, tmp_path, admin_ids=frozenset({admin.id}))
+    await runner.start()
+    try:
+        db = runner.services.db
+        await db.execute("PRAGMA query_only = ON")  # every write fails: sqlite3 OperationalError
+        ada, bob = fake.user(7602, "Ada"), fake.user(7603, "Bob")
+        [apology] = await say(fake, ada, "/start my-secret-words")
+        assert "Sorry" in apology["text"]
+        [alert] = await fake.wait_for_bot_messages(admin.id, 1)
+        update_id = fake.updates[-1]["update_id"] if fake.updates else None
+        assert alert["text"].startswith("⚠️ Unhandled error OperationalError (update ")
+        assert f"chat {ada.id}, user {ada.id})" in alert["text"]
+        assert "secret" not in alert["text"] and "Ada" not in alert["text"]
+        assert update_id is None or str(update_id) in alert["text"]
+        await say(fake, bob, "/start")  # the same kind within the hour: not again
+        await asyncio.sleep(0.3)
+        assert len(fake.bot_messages(admin.id)) == 1
+        runner.clock.advance(minutes=61)
+        await say(fake, bob, "/start")
+        alerts = await fake.wait_for_bot_messages(admin.id, 2)
+        assert f"user {bob.id})" in alerts[1]["text"]
+        assert "admin_alerts" in runner.app.bot_data
+    finally:
+        await runner.services.db.execute("PRAGMA query_only = OFF")
+        await runner.stop()
