@@ -332,7 +332,8 @@ class _BM25:
 
     def __init__(self, docs: Sequence[Counter[str]], k1: float, b: float) -> None:
         lengths = [sum(doc.values()) for doc in docs]
-        average = sum(lengths) / len(lengths) if lengths else 1.0
+        # A bank whose topics have no words at all (names in emoji) must not stop start-up.
+        average = (sum(lengths) / len(lengths) if lengths else 0.0) or 1.0
         frequency: Counter[str] = Counter()
         for doc in docs:
             frequency.update(doc.keys())

@@ -20,6 +20,7 @@ from handlers.common import (
     edit_or_ignore,
     first_tap,
     keyboard,
+    listing,
     remove_buttons,
     reply,
 )
@@ -111,7 +112,7 @@ async def quiz(update: Update, context: CoachContext) -> None:
         topics = sorted(bank.fields[user.field].topics) if user.field in bank.fields else []
         await reply(update, context.services.texts.t(
             lang, "bad-topic", value=topic[:48], field=bank.field_name(user.field or "", lang),
-            values=", ".join(topics) or "—"))
+            values=listing(topics) or "—"))
         return
     await ask(update, context, user, lang, topic)
 

@@ -24,7 +24,7 @@ from bot.context import CoachContext, services_of
 from domain import rounds as domain
 from domain import streaks
 from domain.grading import grade
-from handlers.common import NEW_MESSAGES, reply
+from handlers.common import NEW_MESSAGES, listing, reply
 from handlers.group_settings import DEFAULT_LEVEL, group_language, is_group_admin
 from handlers.round_messages import RoundMessages
 from questions.loader import Bank
@@ -315,7 +315,7 @@ async def round_command(update: Update, context: CoachContext) -> None:
     if request.topic and request.topic not in topics_of(bank, field):
         await reply(update, texts.t(lang, "round-bad-topic", value=request.topic[:48],
                                     scope=view.scope(field, level, None),
-                                    values=", ".join(topics_of(bank, field))))
+                                    values=listing(topics_of(bank, field))))
         return
     recent = await store.recent_question_ids(db, chat_id=chat.id)
     picked = domain.pick_questions(question_pools(bank, field, level, request.topic),

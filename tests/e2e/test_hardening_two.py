@@ -145,3 +145,39 @@ async def test_admins_hear_about_an_unhandled_error_once_an_hour_with_ids_only(f
     finally:
         await runner.services.db.execute("PRAGMA query_only = OFF")
         await runner.stop()
+
+
+def wide_bank(folder, topics: int, name: str) -> None:
+    """One field whose many topics all have the longest name allowed."""
+    import yaml
+
+    (folder / "wide").mkdir(parents=True)
+    for i in range(topics):
+        pack = {"field": "wide", "field_name": {"en": "Wide"}, "topic": f"topic-{i:03d}",
+                "topic_name": {"en": name, "tr": name},
+                "questions": [{"id": f"wide-{i:03d}", "seniority": "junior", "difficulty": 1,
+                               "correct": "a", "en": {"body": "Pick a.", "options": {
+                                   "a": "a", "b": "b"}, "explanation": "It is a."}}]}
+        (folder / "wide" / f"topic-{i:03d}.yaml").write_text(yaml.safe_dump(pack))
+
+
+async def test_messages_that_join_names_fit_one_message_whatever_the_bank(fake, tmp_path):
+    from tests.e2e.harness import BotRunner
+    from tests.e2e.test_practice import onboard
+
+    longest = "📚" * 64  # 64 characters, 128 UTF-16 units: the most a name may hold
+    wide_bank(tmp_path / "bank", 300, longest)
+    runner = BotRunner(fake, tmp_path, questions_dir=tmp_path / "bank")
+    await runner.start()
+    try:
+        ada = fake.user(7701, "Ada")
+        await onboard(fake, ada, field="Wide")
+        [listing] = await say(fake, ada, "/topics")
+        assert listing["text"].count(longest) < 40 and "…and " in listing["text"]
+        [question] = await say(fake, ada, "/quiz")
+        assert longest in question["text"]
+        [usage] = await say(fake, ada, "/quiz no-such-topic")
+        assert "topic-000" in usage["text"] and ", … +" in usage["text"]
+        assert fake.violations == []
+    finally:
+        await runner.stop()
