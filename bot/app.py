@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import datetime
 from types import ModuleType
 
-from telegram import LinkPreviewOptions
+from telegram import LinkPreviewOptions, Update
 from telegram.constants import ParseMode
 from telegram.ext import Application, ApplicationBuilder, ContextTypes, Defaults
 
@@ -48,6 +48,11 @@ FEATURES: list[ModuleType] = [
     flood_guard, user_context, keyboard_owners, group_migration, group_settings, onboarding, practice,
     interviews, review, topics, stats,
     reminders, bank_admin, jobmatch, privacy, rounds, help_feature]
+
+# The update types some handler reads; passed to getUpdates and setWebhook on every start, so a
+# list left by an earlier deployment cannot starve the bot of taps or membership changes.
+# Edited messages are left out on purpose: commands react to new messages only.
+ALLOWED_UPDATES: list[str] = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
 
 
 def build_application(settings: Settings, *, bank: Bank | None = None,
@@ -110,7 +115,8 @@ async def start_polling_app(app: Application, *, poll_seconds: int = 10) -> None
     if app.post_init:
         await app.post_init(app)
     assert app.updater is not None
-    await app.updater.start_polling(poll_interval=0, timeout=poll_seconds)
+    await app.updater.start_polling(poll_interval=0, timeout=poll_seconds,
+                                    allowed_updates=ALLOWED_UPDATES)
     await app.start()
 
 

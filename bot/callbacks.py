@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import astuple, dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
+from domain.numbers import parse_number
+
 VERSION = "v1"
 MAX_BYTES = 64
 _ARG = re.compile(r"^[A-Za-z0-9_.+\-]*$")
@@ -21,9 +23,10 @@ MAX_DIGITS = 12  # ids SQLite holds with room to spare; a 40-digit forged id nev
 
 # Field parsers: text -> value, or ValueError. Each names what a field may hold.
 def number(text: str) -> int:
-    if not (text.isascii() and text.isdigit()) or len(text) > MAX_DIGITS:
+    value = parse_number(text, max_digits=MAX_DIGITS)
+    if value is None:
         raise ValueError("not a number of ours")
-    return int(text)
+    return value
 
 
 def one_of(*allowed: str) -> Callable[[str], str]:

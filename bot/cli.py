@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
-from bot.app import build_application
+from bot.app import ALLOWED_UPDATES, build_application
 from bot.logs import setup_logging
 from bot.settings import Settings
 from bot.startup import checked_bank, load_settings
@@ -74,9 +74,9 @@ def run(settings: Settings) -> int:
                 url_path=urlparse(settings.webhook_url).path.lstrip("/"),
                 webhook_url=settings.webhook_url,
                 secret_token=settings.webhook_secret.get_secret_value(),
-                allowed_updates=None)
+                allowed_updates=ALLOWED_UPDATES)
         else:
-            app.run_polling(allowed_updates=None)
+            app.run_polling(allowed_updates=ALLOWED_UPDATES)
     except SchemaTooNew as exc:
         print(str(exc), file=sys.stderr)
         return 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import OrderedDict
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from telegram.ext import Application, CallbackContext, ExtBot
@@ -51,6 +52,11 @@ class CoachContext(CallbackContext[ExtBot, dict, dict, dict]):
     @property
     def flood_guard(self) -> FloodGuard:
         return self.bot_data.setdefault("flood_guard", FloodGuard())
+
+    @property
+    def admin_alerts(self) -> dict[str, datetime]:
+        """When ADMIN_IDS were last told about each kind of unhandled error (bot/errors.py)."""
+        return self.bot_data.setdefault("admin_alerts", {})
 
     @property
     def user(self) -> User:

@@ -1,9 +1,11 @@
-"""The error handler: log the update's ids (never its text), apologise, keep running."""
+"""The error handler: log the update's ids (never its text), tell the admins, apologise, keep
+running."""
 
 from __future__ import annotations
 
 import logging
 import sqlite3
+from datetime import datetime, timedelta
 
 from telegram import Update
 from telegram.error import TelegramError
@@ -11,6 +13,8 @@ from telegram.error import TelegramError
 from bot.context import CoachContext
 
 log = logging.getLogger("bot.errors")
+# Each kind of error reaches the admins at most this often; the log has every occurrence.
+ALERT_EVERY = timedelta(hours=1)
 
 
 def route(update: Update) -> str:
@@ -35,6 +39,39 @@ def describe(update: object) -> str:
     return f"update_id={update.update_id} route={route(update)} user_id={user} chat_id={chat}"
 
 
+def due_alert(sent: dict[str, datetime], kind: str, now: datetime) -> bool:
+    """True (and remembered) when `kind` was not reported within the last ALERT_EVERY."""
+    last = sent.get(kind)
+    if last is not None and now - last < ALERT_EVERY:
+        return False
+    sent[kind] = now
+    return True
+
+
+async def alert_admins(update: object, context: CoachContext, error: BaseException) -> None:
+    """One short message to each of ADMIN_IDS: the error's type and the update's ids, never
+    its text or the error's message (either may hold what a user typed, or a secret)."""
+    services = context.services
+    kind = type(error).__name__
+    if not services.settings.admin_ids or not due_alert(context.admin_alerts, kind,
+                                                         services.now()):
+        return
+    ids = {"update_id": "-", "chat_id": "-", "user_id": "-"}
+    if isinstance(update, Update):
+        ids["update_id"] = str(update.update_id)
+        if update.effective_chat is not None:
+            ids["chat_id"] = str(update.effective_chat.id)
+        if update.effective_user is not None:
+            ids["user_id"] = str(update.effective_user.id)
+    text = services.texts.t(services.language_for(None, None), "admin-error-alert",
+                            error=kind, **ids)
+    for admin_id in sorted(services.settings.admin_ids):
+        try:
+            await context.bot.send_message(admin_id, text)
+        except TelegramError as exc:  # blocked the bot, never started it...
+            log.warning("could not alert admin %d: %s", admin_id, type(exc).__name__)
+
+
 async def error_handler(update: object, context: CoachContext) -> None:
     """Logs first, then tells the user briefly; never raises."""
     error = context.error
@@ -45,6 +82,12 @@ async def error_handler(update: object, context: CoachContext) -> None:
     else:
         log.error("handler failed (%s): %s: %s", describe(update), type(error).__name__, error,
                   exc_info=(type(error), error, error.__traceback__) if error else None)
+    if error is not None:
+        try:
+            await alert_admins(update, context, error)
+        except Exception as exc:  # noqa: BLE001 - the error handler must never raise
+            log.warning("could not alert the admins (%s): %s", describe(update),
+                        type(exc).__name__)
     if not isinstance(update, Update):
         return
     try:

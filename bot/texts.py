@@ -1,7 +1,10 @@
 """The message catalog: every user-facing text in English and Turkish, rendered as Telegram HTML.
 
 Catalog files live in `bot/locales/<feature>.yaml`, keyed by text id, each with `en` and `tr`.
-Arguments are HTML-escaped unless wrapped in `Html` (already-rendered markup).
+Arguments are HTML-escaped unless wrapped in `Html` (already-rendered markup). An argument
+called `name` is a name someone chose (a user's first name, an uploaded file's name): it is
+isolated with U+2068 ... U+2069, so a right-to-left override in it cannot reorder the rest of
+its line (a scoreboard line, a greeting).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import yaml
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 LANGUAGES = ("en", "tr")
+FIRST_STRONG_ISOLATE, POP_DIRECTIONAL_ISOLATE = "\u2068", "\u2069"
+ISOLATED_ARGUMENTS = frozenset({"name"})
 
 
 class Html(str):
@@ -22,6 +27,11 @@ class Html(str):
 
 class CatalogError(ValueError):
     pass
+
+
+def isolate(name: str) -> str:
+    """`name` as a bidi island: its direction marks end with it, whatever it holds."""
+    return f"{FIRST_STRONG_ISOLATE}{name}{POP_DIRECTIONAL_ISOLATE}"
 
 
 def placeholders(template: str) -> set[str]:
@@ -55,6 +65,8 @@ class Texts:
             return template
         safe = {name: value if isinstance(value, Html) else html.escape(str(value), quote=False)
                 for name, value in args.items()}
+        for name in ISOLATED_ARGUMENTS & safe.keys():
+            safe[name] = isolate(safe[name])
         return template.format(**safe)
 
     def both(self, key: str, /, **args: object) -> dict[str, str]:

@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import yaml
 
+from domain.numbers import parse_number
 from questions.loader import Bank
 from questions.model import LEVELS
 from questions.yamlfast import SafeLoader
@@ -224,7 +225,7 @@ _NUMBER_WORDS = {
     "nine": 9, "ten": 10, "bir": 1, "iki": 2, "uc": 3, "dort": 4, "bes": 5, "alti": 6,
     "yedi": 7, "sekiz": 8, "dokuz": 9,
 }
-_NUM = r"(\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")"
+_NUM = r"([0-9]{1,2}|" + "|".join(_NUMBER_WORDS) + r")"
 _YEARS = re.compile(
     rf"\b{_NUM}\s*(?:\+|plus)?\s*(?:(?:-|to|ila|/)\s*{_NUM}\s*\+?\s*)?"
     r"(?:years?|yrs?|yil|sene)\w*")
@@ -246,7 +247,8 @@ class LevelGuess:
 def _number(text: str | None) -> int | None:
     if text is None:
         return None
-    return int(text) if text.isdigit() else _NUMBER_WORDS.get(text)
+    number = parse_number(text)
+    return number if number is not None else _NUMBER_WORDS.get(text)
 
 
 def _years_level(years: int) -> str:
@@ -333,7 +335,8 @@ class _BM25:
 
     def __init__(self, docs: Sequence[Weights], k1: float, b: float) -> None:
         lengths = [sum(doc.values()) for doc in docs]
-        average = sum(lengths) / len(lengths) if lengths else 1.0
+        # A bank whose topics have no words at all (names in emoji) must not stop start-up.
+        average = (sum(lengths) / len(lengths) if lengths else 0.0) or 1.0
         frequency: Counter[str] = Counter()  # documents per term
         for doc in docs:
             frequency.update(doc.keys())

@@ -7,12 +7,14 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
+from domain.numbers import parse_number
+
 # A reminder found this late (the bot was down, or a huge burst) is skipped for that day.
 LATE_LIMIT = timedelta(hours=2)
 EVERY_DAY = 0b1111111  # bit 0 = Monday ... bit 6 = Sunday
 OFF = "off"
 
-_TIME = re.compile(r"^(\d{1,2})[:.](\d{2})$")
+_TIME = re.compile(r"^([0-9]{1,2})[:.]([0-9]{2})$")  # ASCII digits only: see domain.numbers
 _OFF_WORDS = {"off", "stop", "none", "kapat", "kapalı", "kapali"}
 _ALWAYS_WORDS = {"always", "her-zaman", "herzaman"}
 _DAY_NAMES = {
@@ -55,8 +57,8 @@ def parse_time(text: str) -> int | None:
     match = _TIME.match(text.strip())
     if not match:
         return None
-    hours, minutes = int(match.group(1)), int(match.group(2))
-    if hours > 23 or minutes > 59:
+    hours, minutes = parse_number(match.group(1)), parse_number(match.group(2))
+    if hours is None or minutes is None or hours > 23 or minutes > 59:
         return None
     return hours * 60 + minutes
 

@@ -11,6 +11,8 @@ from datetime import datetime, time, timedelta
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
+from domain.numbers import parse_number
+
 MIN_QUESTIONS, MAX_QUESTIONS, DEFAULT_QUESTIONS = 1, 20, 5
 MAX_SECONDS, DEFAULT_SECONDS = 120, 30
 # Points are kept in hundredths so sums are exact: 1 point for a right answer, plus up to 0.5
@@ -48,10 +50,11 @@ def parse_round_args(args: Sequence[str], *, min_seconds: int) -> RoundRequest:
     topic: str | None = None
     for arg in args:
         word = arg.strip().lower()
-        if word.isdigit():
-            numbers.append(int(word))
-        elif word.endswith("s") and word[:-1].isdigit() and seconds is None:
-            seconds = int(word[:-1])
+        number = parse_number(word)
+        if number is not None:
+            numbers.append(number)
+        elif word.endswith("s") and parse_number(word[:-1]) is not None and seconds is None:
+            seconds = parse_number(word[:-1])
         elif topic is None and word and not word[0].isdigit() and not word.startswith("-"):
             topic = word
         else:

@@ -11,12 +11,14 @@ from datetime import timedelta, timezone, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
+from domain.numbers import parse_number
+
 # The /timezone keyboard: one or two zones for each region most users live in.
 COMMON = ("UTC", "Europe/London", "Europe/Berlin", "Europe/Istanbul", "Europe/Moscow",
           "Asia/Dubai", "Asia/Kolkata", "Asia/Singapore", "Asia/Tokyo", "Australia/Sydney",
           "America/New_York", "America/Chicago", "America/Los_Angeles", "America/Sao_Paulo")
 
-_OFFSET = re.compile(r"^(?:utc|gmt)?\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?$")
+_OFFSET = re.compile(r"^(?:utc|gmt)?\s*([+-])\s*([0-9]{1,2})(?::?([0-9]{2}))?$")
 _NOT_ZONES = {"localtime", "posixrules", "factory"}
 
 
@@ -44,7 +46,10 @@ def _offset_minutes(text: str) -> int | None:
     match = _OFFSET.match(text)
     if not match:
         return None
-    sign, hours, mins = match.group(1), int(match.group(2)), int(match.group(3) or 0)
+    sign = match.group(1)
+    hours, mins = parse_number(match.group(2)), parse_number(match.group(3) or "0")
+    if hours is None or mins is None:
+        return None
     total = hours * 60 + mins
     if mins >= 60 or total > 14 * 60:
         return None

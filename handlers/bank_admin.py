@@ -15,7 +15,7 @@ from telegram.ext import Application, CommandHandler, MessageHandler, filters
 
 from bot.context import CoachContext
 from bot.services import Services
-from handlers.common import reply
+from handlers.common import NEW_MESSAGES, reply
 from questions import importer
 from questions.loader import Bank, check_bank
 from questions.model import LEVELS
@@ -162,6 +162,9 @@ async def receive_upload(update: Update, context: CoachContext) -> None:
         bank, problems = (services.bank, [])
         if result.ok and result.files and not dry_run:
             bank, problems = await _reload(services)
+    if result.holds_no_questions:
+        await reply(update, context.t("import-empty", name=name))
+        return
     if not result.ok:
         await reply(update, context.t("import-refused", name=name, count=len(result.problems),
                                     problems=_problem_lines(result.problems)))
@@ -179,7 +182,7 @@ async def receive_upload(update: Update, context: CoachContext) -> None:
 
 
 def register(app: Application) -> None:
-    private = filters.ChatType.PRIVATE
+    private = NEW_MESSAGES & filters.ChatType.PRIVATE
     app.add_handler(CommandHandler("reload", reload, filters=private))
     app.add_handler(MessageHandler(private & filters.Document.ALL & AdminUpload(app),
                                    receive_upload))

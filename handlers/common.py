@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable, Sequence
 
 from telegram import (
     CallbackQuery,
@@ -15,11 +16,18 @@ from telegram import (
 )
 from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.ext import filters
 
 from bot.context import CoachContext
+from questions.markup import plain_length
+from questions.render import MESSAGE_LIMIT
 from storage.keyboards import remember_owner
 
 log = logging.getLogger(__name__)
+
+# Every command and message handler is limited to new messages: PTB's default also matches
+# edited ones, and editing an old message into `/round 1 30` must not start a round.
+NEW_MESSAGES = filters.UpdateType.MESSAGE
 
 
 def actor_id(update: Update) -> int | None:
@@ -43,6 +51,46 @@ def keyboard(rows: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup:
     """An inline keyboard from rows of (label, callback data)."""
     return InlineKeyboardMarkup(
         [[InlineKeyboardButton(text, callback_data=data) for text, data in row] for row in rows])
+
+
+# Room for a list of keys inside a usage line (the rest of the line is a sentence and one name).
+LIST_CHARS = 1500
+
+
+def fit(head: str, lines: Sequence[str], more: Callable[[int], str], *,
+        limit: int = MESSAGE_LIMIT) -> str:
+    """`head` and as many `lines` as fit in `limit` characters (one message), then
+    `more(number left out)`."""
+    def build(shown: int) -> str:
+        parts = [head, *lines[:shown]]
+        if shown < len(lines):
+            parts.append(more(len(lines) - shown))
+        return "\n".join(parts)
+
+    if plain_length(build(len(lines))) <= limit:
+        return build(len(lines))
+    fits, too_many = 0, len(lines)  # binary search for the most lines that fit
+    while too_many - fits > 1:
+        middle = (fits + too_many) // 2
+        if plain_length(build(middle)) <= limit:
+            fits = middle
+        else:
+            too_many = middle
+    return build(fits)
+
+
+def listing(items: Sequence[str], *, limit: int = LIST_CHARS) -> str:
+    """`a, b, c` cut to about `limit` characters with `… +N`: a list of keys (fields, topics)
+    inside one message, however large the bank."""
+    shown: list[str] = []
+    size = 0
+    for item in items:
+        size += len(item) + 2
+        if size > limit:
+            break
+        shown.append(item)
+    left_out = len(items) - len(shown)
+    return ", ".join(shown) + (f", … +{left_out}" if left_out else "")
 
 
 def chunk(items: list, size: int) -> list[list]:

@@ -11,7 +11,7 @@ from telegram.error import TelegramError
 from telegram.ext import Application, CommandHandler, filters
 
 from bot.context import CoachContext
-from handlers.common import reply
+from handlers.common import NEW_MESSAGES, listing, reply
 from questions.model import LEVELS
 from storage.groups import GroupSettings, get_group, update_group
 
@@ -91,7 +91,7 @@ async def group_field_command(update: Update, context: CoachContext) -> None:
     """/field [key|all] in a group."""
     group, lang = await group_language(context, update.effective_chat.id, update.effective_user)
     texts, bank = context.services.texts, context.services.bank
-    values = ", ".join([*sorted(bank.fields), ALL_FIELDS[0]])
+    values = listing([*sorted(bank.fields), ALL_FIELDS[0]])
     if not context.args:
         await reply(update, describe(context, group, lang) + "\n"
                     + texts.t(lang, "group-field-usage", values=values))
@@ -129,7 +129,7 @@ async def group_level_command(update: Update, context: CoachContext) -> None:
 
 
 def register(app: Application) -> None:
-    groups = filters.ChatType.GROUPS
+    groups = NEW_MESSAGES & filters.ChatType.GROUPS
     app.add_handler(CommandHandler("start", group_start, filters=groups))
     app.add_handler(CommandHandler("language", group_language_command, filters=groups))
     app.add_handler(CommandHandler("field", group_field_command, filters=groups))

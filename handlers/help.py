@@ -1,4 +1,4 @@
-"""/help, the command menu, and the quiet fallbacks for unknown buttons and commands."""
+"""/help, the command menu, and the fallbacks for unknown buttons, unknown commands and free text."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler, Mess
 
 from bot.context import CoachContext, services_of
 from bot.texts import Texts
-from handlers.common import reply
+from handlers.common import NEW_MESSAGES, reply
 
 COMMANDS = ("help",)
 
@@ -51,11 +51,19 @@ async def unknown_command(update: Update, context: CoachContext) -> None:
     await reply(update, context.t("unknown-command"))
 
 
+async def free_text(update: Update, context: CoachContext) -> None:
+    """Text in a private chat that nothing was waiting for (/jd claims its ad earlier)."""
+    await reply(update, context.t("free-text"))
+
+
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("help", help_command))
+    app.add_handler(CommandHandler("help", help_command, filters=NEW_MESSAGES))
 
 
 def register_fallbacks(app: Application) -> None:
     """Must be added after every feature, so they only see what nothing else handled."""
     app.add_handler(CallbackQueryHandler(expired_button))
-    app.add_handler(MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE, unknown_command))
+    app.add_handler(MessageHandler(
+        NEW_MESSAGES & filters.COMMAND & filters.ChatType.PRIVATE, unknown_command))
+    app.add_handler(MessageHandler(
+        NEW_MESSAGES & filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE, free_text))

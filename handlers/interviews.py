@@ -20,6 +20,7 @@ from domain import interviews as rules
 from domain import streaks
 from domain.grading import grade
 from handlers.common import (
+    NEW_MESSAGES,
     edit_or_ignore,
     first_tap,
     keyboard,
@@ -337,7 +338,7 @@ async def interview_button(update: Update, context: CoachContext) -> None:
 
 
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("interview", interview_command))
+    app.add_handler(CommandHandler("interview", interview_command, filters=NEW_MESSAGES))
     app.add_handler(CallbackQueryHandler(receive_interview_answer,
                                          pattern=callbacks.InterviewAnswer.pattern()))
     app.add_handler(CallbackQueryHandler(interview_button,

@@ -27,7 +27,7 @@ from bot.texts import Html
 from domain import streaks
 from domain.jobmatch import JobMatch, Matcher, matcher_for, read_text_file
 from domain.progress import percent
-from handlers.common import chunk, edit_or_ignore, keyboard, reply
+from handlers.common import NEW_MESSAGES, chunk, edit_or_ignore, keyboard, reply
 from questions.loader import Bank
 from storage import jobmatch as store
 from storage.jobmatch import RankedField, StoredMatch
@@ -349,12 +349,12 @@ async def on_startup(app: Application) -> None:
 
 
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("jd", jd))
-    app.add_handler(CommandHandler("plan", plan))
+    app.add_handler(CommandHandler("jd", jd, filters=NEW_MESSAGES))
+    app.add_handler(CommandHandler("plan", plan, filters=NEW_MESSAGES))
     app.add_handler(CallbackQueryHandler(jobmatch_button,
                                          pattern=callbacks.JobMatchAction.pattern()))
     app.add_handler(CallbackQueryHandler(choose_jobmatch_field,
                                          pattern=callbacks.JobMatchField.pattern()))
     app.add_handler(MessageHandler(
-        filters.ChatType.PRIVATE & ~filters.COMMAND & filters.UpdateType.MESSAGE, receive_ad),
+        NEW_MESSAGES & filters.ChatType.PRIVATE & ~filters.COMMAND, receive_ad),
         group=AD_GROUP)

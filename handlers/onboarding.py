@@ -7,7 +7,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
 from bot import callbacks
 from bot.context import CoachContext
-from handlers.common import chunk, edit_or_ignore, keyboard, reply
+from handlers.common import NEW_MESSAGES, chunk, edit_or_ignore, keyboard, listing, reply
 from questions.model import LEVELS
 from storage.users import User, update_user
 
@@ -99,7 +99,7 @@ async def field(update: Update, context: CoachContext) -> None:
     choice = context.args[0].lower()
     if choice not in bank.fields:
         await reply(update, context.t("bad-field", value=choice[:40],
-                                    values=", ".join(sorted(bank.fields))))
+                                    values=listing(sorted(bank.fields))))
         return
     await update_user(context.services.db, user_id=user.user_id, field=choice)
     await reply(update, context.t("field-set", field=bank.field_name(choice, lang)))
@@ -174,10 +174,10 @@ async def choose_level(update: Update, context: CoachContext) -> None:
 
 
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("start", start))
-    app.add_handler(CommandHandler("language", language))
-    app.add_handler(CommandHandler("field", field))
-    app.add_handler(CommandHandler("level", level))
+    app.add_handler(CommandHandler("start", start, filters=NEW_MESSAGES))
+    app.add_handler(CommandHandler("language", language, filters=NEW_MESSAGES))
+    app.add_handler(CommandHandler("field", field, filters=NEW_MESSAGES))
+    app.add_handler(CommandHandler("level", level, filters=NEW_MESSAGES))
     app.add_handler(CallbackQueryHandler(choose_language, pattern=callbacks.LanguageChoice.pattern()))
     app.add_handler(CallbackQueryHandler(choose_field, pattern=callbacks.FieldChoice.pattern()))
     app.add_handler(CallbackQueryHandler(choose_level, pattern=callbacks.LevelChoice.pattern()))

@@ -16,9 +16,11 @@ from bot.services import Services
 from domain import progress, review
 from domain.grading import Grade, grade
 from handlers.common import (
+    NEW_MESSAGES,
     edit_or_ignore,
     first_tap,
     keyboard,
+    listing,
     own_keyboard,
     remove_buttons,
     reply,
@@ -114,7 +116,7 @@ async def quiz(update: Update, context: CoachContext) -> None:
         topics = sorted(bank.fields[user.field].topics) if user.field in bank.fields else []
         await reply(update, context.services.texts.t(
             lang, "bad-topic", value=topic[:48], field=bank.field_name(user.field or "", lang),
-            values=", ".join(topics) or "—"))
+            values=listing(topics) or "—"))
         return
     await ask(update, context, user, lang, topic)
 
@@ -228,6 +230,6 @@ async def receive_answer(update: Update, context: CoachContext) -> None:
 
 
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("quiz", quiz))
+    app.add_handler(CommandHandler("quiz", quiz, filters=NEW_MESSAGES))
     app.add_handler(CallbackQueryHandler(receive_answer, pattern=callbacks.Answer.pattern()))
     app.add_handler(CallbackQueryHandler(next_question, pattern=callbacks.Next.pattern()))

@@ -9,7 +9,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
 from bot import callbacks
 from bot.context import CoachContext
-from handlers.common import edit_or_ignore, keyboard, reply
+from handlers.common import NEW_MESSAGES, edit_or_ignore, keyboard, reply
 from storage.privacy import erase_user
 
 log = logging.getLogger(__name__)
@@ -47,5 +47,5 @@ async def confirm(update: Update, context: CoachContext) -> None:
 
 
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("deleteme", deleteme))
+    app.add_handler(CommandHandler("deleteme", deleteme, filters=NEW_MESSAGES))
     app.add_handler(CallbackQueryHandler(confirm, pattern=callbacks.DeleteMe.pattern()))

@@ -21,7 +21,14 @@ from bot.context import CoachContext, services_of
 from bot.texts import Html, Texts
 from domain import reminders, timezones
 from domain.reminders import Schedule
-from handlers.common import chunk, edit_or_ignore, keyboard, own_keyboard, reply
+from handlers.common import (
+    NEW_MESSAGES,
+    chunk,
+    edit_or_ignore,
+    keyboard,
+    own_keyboard,
+    reply,
+)
 from storage import reminders as store
 from storage.users import User
 
@@ -323,8 +330,8 @@ async def on_startup(app: Application) -> None:
 
 
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("remind", remind))
-    app.add_handler(CommandHandler("timezone", timezone_command))
+    app.add_handler(CommandHandler("remind", remind, filters=NEW_MESSAGES))
+    app.add_handler(CommandHandler("timezone", timezone_command, filters=NEW_MESSAGES))
     app.add_handler(CallbackQueryHandler(choose_reminder,
                                          pattern=callbacks.ReminderChoice.pattern()))
     app.add_handler(CallbackQueryHandler(choose_timezone,

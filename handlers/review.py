@@ -16,7 +16,7 @@ from bot import callbacks
 from bot.context import CoachContext, services_of
 from domain import review
 from handlers import practice
-from handlers.common import first_tap, keyboard, remove_buttons, reply
+from handlers.common import NEW_MESSAGES, first_tap, keyboard, remove_buttons, reply
 from questions import render
 from storage import review as store
 from storage.users import User
@@ -116,5 +116,5 @@ async def on_startup(app: Application) -> None:
 
 
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("review", review_command))
+    app.add_handler(CommandHandler("review", review_command, filters=NEW_MESSAGES))
     app.add_handler(CallbackQueryHandler(review_button, pattern=callbacks.Review.pattern()))

@@ -5,17 +5,17 @@ Every text is in the round's language and fits one message, however many members
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from telegram import InlineKeyboardMarkup
 
 from bot import callbacks
 from bot.texts import Html, Texts
 from domain.rounds import Standing, ranked
-from handlers.common import keyboard
+from handlers.common import fit, keyboard
 from questions import render
 from questions.loader import Bank
-from questions.markup import escape, plain_length
+from questions.markup import escape
 from questions.model import Question
 from storage.rounds import Result, Round
 
@@ -31,26 +31,6 @@ def format_points(hundredths: int, lang: str) -> str:
 def format_seconds(ms: int, lang: str) -> str:
     text = f"{ms / 1000:.1f}"
     return text.replace(".", ",") if lang == "tr" else text
-
-
-def fit(head: str, lines: Sequence[str], more: Callable[[int], str]) -> str:
-    """`head` and as many `lines` as fit in one message, then `more(number left out)`."""
-    def build(shown: int) -> str:
-        parts = [head, *lines[:shown]]
-        if shown < len(lines):
-            parts.append(more(len(lines) - shown))
-        return "\n".join(parts)
-
-    if plain_length(build(len(lines))) <= MESSAGE_LIMIT:
-        return build(len(lines))
-    fits, too_many = 0, len(lines)  # binary search for the most lines that fit
-    while too_many - fits > 1:
-        middle = (fits + too_many) // 2
-        if plain_length(build(middle)) <= MESSAGE_LIMIT:
-            fits = middle
-        else:
-            too_many = middle
-    return build(fits)
 
 
 class RoundMessages:

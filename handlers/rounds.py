@@ -23,7 +23,7 @@ from bot.context import CoachContext, services_of
 from domain import rounds as domain
 from domain import streaks
 from domain.grading import grade
-from handlers.common import actor_id, actor_name, reply
+from handlers.common import NEW_MESSAGES, actor_id, actor_name, listing, reply
 from handlers.group_settings import DEFAULT_LEVEL, group_language, is_group_admin
 from handlers.round_messages import RoundMessages
 from questions.loader import Bank
@@ -85,7 +85,7 @@ async def round_command(update: Update, context: CoachContext) -> None:
     if request.topic and request.topic not in topics_of(bank, field):
         await reply(update, texts.t(lang, "round-bad-topic", value=request.topic[:48],
                                     scope=view.scope(field, level, None),
-                                    values=", ".join(topics_of(bank, field))))
+                                    values=listing(topics_of(bank, field))))
         return
     recent = await store.recent_question_ids(db, chat_id=chat.id)
     picked = domain.pick_questions(question_pools(bank, field, level, request.topic),
@@ -242,7 +242,8 @@ AFTER_GROUPS = 1
 MEMBERSHIP = 2
 
 def register(app: Application) -> None:
-    groups, private = filters.ChatType.GROUPS, filters.ChatType.PRIVATE
+    groups = NEW_MESSAGES & filters.ChatType.GROUPS
+    private = NEW_MESSAGES & filters.ChatType.PRIVATE
     app.add_handler(CommandHandler("round", round_command, filters=groups))
     app.add_handler(CommandHandler("stop", stop_command, filters=groups))
     app.add_handler(CommandHandler("leaderboard", leaderboard_command, filters=groups))

@@ -13,7 +13,7 @@ from bot import charts
 from bot.context import CoachContext
 from bot.services import Services
 from domain import activity, progress, streaks
-from handlers.common import reply
+from handlers.common import NEW_MESSAGES, reply
 from storage import review
 from storage.answers import topic_totals
 from storage.history import daily_tallies
@@ -92,4 +92,4 @@ async def stats(update: Update, context: CoachContext) -> None:
 
 
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("stats", stats))
+    app.add_handler(CommandHandler("stats", stats, filters=NEW_MESSAGES))

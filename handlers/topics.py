@@ -8,7 +8,9 @@ from telegram.ext import Application, CommandHandler
 from bot import callbacks
 from bot.context import CoachContext
 from domain import progress
-from handlers.common import chunk, keyboard, reply
+from handlers.common import NEW_MESSAGES, chunk, fit, keyboard, reply
+from questions.markup import plain_length
+from questions.render import MESSAGE_LIMIT
 from storage.answers import TopicTotal, topic_totals
 
 COMMANDS = ("topics",)
@@ -28,7 +30,7 @@ async def topics(update: Update, context: CoachContext) -> None:
                                                         field=user.field)}
     rows = progress.weakest_first(stored.get(key) or TopicTotal(user.field, key, 0, 0)
                                   for key in bank.fields[user.field].topics)[:MAX_TOPICS]
-    lines = [context.t("topics-title", field=bank.field_name(user.field, lang))]
+    lines: list[str] = []
     buttons = []
     for total in rows:
         name = bank.topic_name(user.field, total.topic, lang)
@@ -40,10 +42,13 @@ async def topics(update: Update, context: CoachContext) -> None:
             lines.append(context.t("topics-line-new", topic=name))
         label = name if len(name) <= BUTTON_LABEL_CHARS else name[: BUTTON_LABEL_CHARS - 1] + "…"
         buttons.append((label, callbacks.Next(total.topic).encode()))
-    lines.append("")
-    lines.append(context.t("topics-hint"))
-    await reply(update, "\n".join(lines), keyboard(chunk(buttons, 2)))
+    # However many topics and however long their names, the list fits one message.
+    hint = context.t("topics-hint")
+    text = fit(context.t("topics-title", field=bank.field_name(user.field, lang)), lines,
+               lambda left_out: context.t("and-more", count=left_out),
+               limit=MESSAGE_LIMIT - plain_length(hint) - 2)
+    await reply(update, text + "\n\n" + hint, keyboard(chunk(buttons, 2)))
 
 
 def register(app: Application) -> None:
-    app.add_handler(CommandHandler("topics", topics))
+    app.add_handler(CommandHandler("topics", topics, filters=NEW_MESSAGES))

@@ -14,7 +14,8 @@ GROUP = -90  # after the flood guard (-100), before every feature handler (0 and
 
 
 async def load_user(update: Update, context: CoachContext) -> None:
-    """Put the stored user (created on first contact) and their language on the context."""
+    """Put the stored user (created on first contact, first name kept current) and their
+    language on the context."""
     tg_user = update.effective_user
     # Membership changes name whoever changed them, not someone talking to the bot.
     if tg_user is None or update.my_chat_member or update.chat_member:

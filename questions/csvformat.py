@@ -24,6 +24,24 @@ MAX_ROWS = 50_000
 MAX_CELL = 100_000  # under the csv module's own 131,072 limit
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection). Export
+# writes such a cell with a leading `'`, which spreadsheets show as text; import takes it off.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+TEXT_MARK = "'"
+
+
+def guard_formula(cell: str) -> str:
+    """`cell` as a spreadsheet will not run it; a cell already starting with marks before a
+    formula character gets one more, so that `unguard_formula` gives back exactly `cell`."""
+    return TEXT_MARK + cell if cell.lstrip(TEXT_MARK).startswith(FORMULA_STARTS) else cell
+
+
+def unguard_formula(cell: str) -> str:
+    """The reverse of `guard_formula`; a cell without the mark is left as it is."""
+    guarded = cell.startswith(TEXT_MARK) and cell.lstrip(TEXT_MARK).startswith(FORMULA_STARTS)
+    return cell[1:] if guarded else cell
+
+
 class CsvError(ValueError):
     """The file as a whole cannot be read as CSV (the message says why and where)."""
 
@@ -90,7 +108,7 @@ class Table:
                                f"{len(header)} (a separator inside an unquoted cell?)")
             if any(len(cell) > MAX_CELL for cell in cells):
                 raise CsvError(f"row {number}: a cell is longer than {MAX_CELL:,} characters")
-            yield number, {name: _clean(cells[i]) if i < len(cells) else ""
+            yield number, {name: _clean(unguard_formula(cells[i])) if i < len(cells) else ""
                            for i, name in enumerate(header)}
 
 
@@ -99,9 +117,11 @@ def _clean(cell: str) -> str:
 
 
 def write_rows(rows: list[dict[str, str]], columns: list[str]) -> str:
-    """CSV text (RFC 4180: CRLF line ends, quotes where needed) with a header row."""
+    """CSV text (RFC 4180: CRLF line ends, quotes where needed) with a header row; a cell a
+    spreadsheet would run as a formula is written with a leading `'`."""
     out = io.StringIO(newline="")
     writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({name: guard_formula(value) if isinstance(value, str) else value
+                      for name, value in row.items()} for row in rows)
     return out.getvalue()

@@ -43,6 +43,7 @@ __all__ = ["FORMATS", "ImportResult", "Options", "import_bytes", "import_paths",
            "summary_lines"]
 # More new topics than this in one import is a wrong column, not a real bank.
 MAX_NEW_PACKS = 1_000
+NO_QUESTIONS = "holds no questions (an empty file, or a header row only)"
 
 
 @dataclass
@@ -73,6 +74,12 @@ class ImportResult:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def holds_no_questions(self) -> bool:
+        """Every input read cleanly but none had a question (empty, or a header row only)."""
+        return bool(self.sources) and not any(source.entries or source.problems
+                                              for source in self.sources)
 
     def count(self, what: str) -> int:
         return sum(len(getattr(t, what)) for t in self.topics)
@@ -149,6 +156,8 @@ def plan_import(sources: list[Source], into: Path) -> ImportResult:
     result = ImportResult(into, sources)
     for source in sources:
         result.problems.extend(source.problems)
+        if not source.problems and not source.entries:
+            result.problems.append(f"{source.name}: {NO_QUESTIONS}")
     if result.problems:
         return result
     packs = _read_bank(into, result.problems)

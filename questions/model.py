@@ -13,14 +13,24 @@ LEVELS: tuple[str, ...] = ("junior", "mid", "senior")
 LANGUAGES: tuple[str, ...] = ("en", "tr")
 KEY_PATTERN = r"^[a-z0-9][a-z0-9-]{0,47}$"
 OPTION_KEYS = "abcdef"
+# Field and topic names are shown inside lines of other text (the question header, /topics,
+# /stats, round scopes), so each is one short line: every message that joins names fits.
+MAX_NAME_CHARS = 64
 
 
 class Localized(BaseModel):
     """A name given in English and/or Turkish."""
 
     model_config = ConfigDict(extra="forbid")
-    en: str | None = None
-    tr: str | None = None
+    en: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
+    tr: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
+
+    @field_validator("en", "tr")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        if value is not None and ("\n" in value or "\r" in value):
+            raise ValueError("a name is one line")
+        return value
 
     def get(self, lang: str) -> str:
         return (self.tr if lang == "tr" else self.en) or self.en or self.tr or ""

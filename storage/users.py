@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 import aiosqlite
@@ -47,15 +47,21 @@ async def get_user(db: Database, *, user_id: int) -> User | None:
 
 async def ensure_user(db: Database, *, user_id: int, first_name: str, language: str | None,
                       now: int) -> User:
-    """The stored user, created on first contact with the language Telegram reported."""
+    """The stored user, created on first contact with the language Telegram reported; a first
+    name Telegram now reports differently replaces the stored one (scoreboards show it)."""
+    first_name = first_name[:64]
     row = await db.fetchone("SELECT * FROM users WHERE user_id = ?", (user_id,))
-    if row is not None:  # the usual case: one read, no write transaction
-        return _user(row)
+    if row is not None and (not first_name or row["first_name"] == first_name):
+        return _user(row)  # the usual case: one read, no write transaction
+    if row is not None:
+        await db.execute("UPDATE users SET first_name = ? WHERE user_id = ?",
+                         (first_name, user_id))
+        return replace(_user(row), first_name=first_name)
     async with db.transaction() as conn:
         await conn.execute(
             "INSERT INTO users (user_id, first_name, language, created_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (user_id) DO NOTHING",
-            (user_id, first_name[:64], language, now))
+            (user_id, first_name, language, now))
         [row] = await conn.execute_fetchall("SELECT * FROM users WHERE user_id = ?", (user_id,))
     return _user(row)
 

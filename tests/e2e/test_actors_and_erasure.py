@@ -30,7 +30,7 @@ async def test_one_channel_cannot_stop_another_channels_round(fake, bot):
     ada = fake.user(7001, "Ada")
     fake.group(GROUP, "Prep", members={ada: "creator"})
     post_as_channel(fake, -1001111, "Alpha news", "/round 3 30")
-    await fake.wait_until(lambda: any("started by Alpha news" in m.get("text", "")
+    await fake.wait_until(lambda: any("started by \u2068Alpha news\u2069" in m.get("text", "")
                                       for m in fake.bot_messages(GROUP)), timeout=10)
     post_as_channel(fake, -1002222, "Beta news", "/stop")
     refused = await fake.wait_until(lambda: next(

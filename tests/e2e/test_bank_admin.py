@@ -45,7 +45,7 @@ def new_topic_rows() -> list[dict[str, str]]:
 async def test_an_admin_upload_is_imported_and_live(fake, bot):
     admin = fake.user(ADMIN, "Ada")
     [reply] = await upload(fake, admin, "new.csv", csv_bytes(new_topic_rows()))
-    assert reply["text"].startswith("📥 Imported new.csv: 1 added, 0 updated, 0 unchanged.")
+    assert reply["text"].startswith("📥 Imported \u2068new.csv\u2069: 1 added, 0 updated, 0 unchanged.")
     assert "backend/new-topic: +1 ~0 =0" in reply["text"]
     assert "The bank now has 6 questions, live for everyone." in reply["text"]
     questions_dir = bot.settings.questions_dir
@@ -54,7 +54,7 @@ async def test_an_admin_upload_is_imported_and_live(fake, bot):
     # The same file again: nothing changes, nothing is written.
     before = snapshot(questions_dir)
     [again] = await upload(fake, admin, "new.csv", csv_bytes(new_topic_rows()))
-    assert again["text"].startswith("📥 Imported new.csv: 0 added, 0 updated, 1 unchanged.")
+    assert again["text"].startswith("📥 Imported \u2068new.csv\u2069: 0 added, 0 updated, 1 unchanged.")
     assert snapshot(questions_dir) == before
 
 
@@ -76,7 +76,7 @@ async def test_an_invalid_upload_lists_the_errors_and_changes_nothing(fake, bot)
     bank = bot.services.bank
     rows = [row("be-new-001", topic="t", correct="z"), row("be-new-002", topic="t", locale="xx")]
     [reply] = await upload(fake, admin, "bad.csv", csv_bytes(rows))
-    assert reply["text"].startswith("❌ bad.csv was not imported: 2 problem(s). Nothing changed.")
+    assert reply["text"].startswith("❌ \u2068bad.csv\u2069 was not imported: 2 problem(s). Nothing changed.")
     assert "• bad.csv: row 2: correct key 'z' is not one of the options" in reply["text"]
     assert "• bad.csv: row 3: locale 'xx': use en or tr" in reply["text"]
     assert snapshot(bot.settings.questions_dir) == before
@@ -105,7 +105,7 @@ async def test_the_shared_catalog_sample_can_be_uploaded(fake, bot):
     admin = fake.user(ADMIN, "Ada")
     sample = catalog_sample().read_bytes()
     [reply] = await upload(fake, admin, "catalog.json", sample)
-    assert reply["text"].startswith("📥 Imported catalog.json: 6 added")
+    assert reply["text"].startswith("📥 Imported \u2068catalog.json\u2069: 6 added")
     assert "ml-engineer/ti-distributed-strategies-sync: +6" in reply["text"]
     ids = {q.id for q in bot.services.bank.pool("ml-engineer")}
     assert "01a05d13-8d21-739a-baa2-7dab67be4093" in ids
@@ -116,7 +116,7 @@ async def test_caption_flags_dry_run_and_a_bad_caption(fake, bot):
     before = snapshot(bot.settings.questions_dir)
     [reply] = await upload(fake, admin, "new.csv", csv_bytes(new_topic_rows()),
                            caption="--level senior --dry-run")
-    assert reply["text"].startswith("🔎 Dry run of new.csv: 1 would be added")
+    assert reply["text"].startswith("🔎 Dry run of \u2068new.csv\u2069: 1 would be added")
     assert snapshot(bot.settings.questions_dir) == before
     [reply] = await upload(fake, admin, "new.csv", csv_bytes(new_topic_rows()),
                            caption="please import")
@@ -130,7 +130,7 @@ async def test_caption_flags_dry_run_and_a_bad_caption(fake, bot):
 async def test_a_file_over_20_mb_is_refused_before_downloading(fake, bot):
     admin = fake.user(ADMIN, "Ada")
     [reply] = await upload(fake, admin, "huge.csv", b"x" * (20 * 1024 * 1024 + 1))
-    assert reply["text"] == "❌ huge.csv is larger than 20 MB. Split it into smaller files."
+    assert reply["text"] == "❌ \u2068huge.csv\u2069 is larger than 20 MB. Split it into smaller files."
     assert fake.calls_to("getFile") == []
 
 
@@ -206,6 +206,17 @@ async def test_a_folder_that_cannot_be_written_gets_a_clear_reply(fake, bot):
     (bot.settings.questions_dir / "wf").write_text("not a folder")
     rows = [row("wf-001", field="wf", topic="t")]
     [reply] = await upload(fake, admin, "new.csv", csv_bytes(rows))
-    assert reply["text"] == ("❌ new.csv could not be written to the question folder "
+    assert reply["text"] == ("❌ \u2068new.csv\u2069 could not be written to the question folder "
                              "(File exists). The bank is unchanged.")
     assert "wf-001" not in bot.services.bank.questions
+
+
+async def test_an_empty_or_header_only_file_is_said_to_hold_no_questions(fake, bot):
+    admin = fake.user(ADMIN, "Ada")
+    before = snapshot(bot.settings.questions_dir)
+    for name, data in (("empty.csv", b""), ("header.csv", csv_bytes([])),
+                       ("blank.yaml", b"\n")):
+        [reply] = await upload(fake, admin, name, data)
+        assert reply["text"] == (f"📭 \u2068{name}\u2069 holds no questions (an empty file, or a "
+                                 "header row only). Nothing changed.")
+    assert snapshot(bot.settings.questions_dir) == before

@@ -112,7 +112,7 @@ async def test_a_locked_database_is_waited_for(fake, bot):
     other.commit()
     other.close()
     messages = await fake.wait_for_bot_messages(ada.id, 3, timeout=10)
-    assert "Hi Ada" in messages[0]["text"]
+    assert "Hi \u2068Ada\u2069" in messages[0]["text"]
 
 
 async def test_a_read_only_database_apologises_and_recovers(fake, bot, caplog):
@@ -124,7 +124,7 @@ async def test_a_read_only_database_apologises_and_recovers(fake, bot, caplog):
                for r in caplog.records)
     await bot.services.db.execute("PRAGMA query_only = OFF")
     welcome, *_ = await say(fake, ada, "/start", expect=3)
-    assert "Hi Ada" in welcome["text"]
+    assert "Hi \u2068Ada\u2069" in welcome["text"]
 
 
 async def test_a_group_upgraded_to_a_supergroup_keeps_its_rows(fake, bot):

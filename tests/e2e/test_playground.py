@@ -60,7 +60,7 @@ async def bot_messages(page: Page, user: int, cursor: int, expect: int) -> list[
 
 async def test_a_private_quiz_through_the_page_api(fake, bot, page):
     welcome, _, fields = await say(page, ADA, "/start", expect=3)
-    assert "Hi Ada" in welcome["text"]
+    assert "Hi \u2068Ada\u2069" in welcome["text"]
     _, [levels] = await press(page, ADA, fields, "Backend", expect=1)
     _, [ready] = await press(page, ADA, levels, "Junior", expect=1)
     [question] = await say(page, ADA, "/quiz")
@@ -76,7 +76,7 @@ async def test_a_private_quiz_through_the_page_api(fake, bot, page):
 
 async def test_turkish_user_and_the_group_with_another_user(fake, bot, page):
     [welcome, *_] = await say(page, AYSE, "/start", expect=3)
-    assert "Merhaba Ayşe" in welcome["text"]
+    assert "Merhaba \u2068Ayşe\u2069" in welcome["text"]
     [reply] = await say(page, BOB, "/help", chat=playground.GROUP_ID)
     assert "/quiz" in reply["text"]
     # Ada sees Bob's command and the bot's reply in the group; Bob's private chat stays his.

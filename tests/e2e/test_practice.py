@@ -15,7 +15,7 @@ async def onboard(fake, user, field="Backend", level="Junior"):
 async def test_onboarding_then_a_right_answer(fake, bot):
     ada = fake.user(1001, "Ada", language_code="en")
     welcome, lang_msg, field_msg = await say(fake, ada, "/start", expect=3)
-    assert "Hi Ada" in welcome["text"]
+    assert "Hi \u2068Ada\u2069" in welcome["text"]
     assert fake.buttons(lang_msg)[0][0][0] == "✓ English"
     assert any("Frontend" in t for row in fake.buttons(field_msg) for t, _ in row)
     _, [level_msg] = await tap(fake, ada, field_msg, button(fake, field_msg, "Backend"), expect=1)
@@ -83,7 +83,7 @@ async def test_stats_and_buttons_survive_a_restart(fake, bot):
 async def test_turkish_user_gets_turkish(fake, bot):
     ayse = fake.user(1005, "Ayşe", language_code="tr")
     welcome, lang_msg, field_msg = await say(fake, ayse, "/start", expect=3)
-    assert "Merhaba Ayşe" in welcome["text"]
+    assert "Merhaba \u2068Ayşe\u2069" in welcome["text"]
     assert fake.buttons(lang_msg)[0][1][0] == "✓ Türkçe"
     assert any("Ön yüz" in t for row in fake.buttons(field_msg) for t, _ in row)
     _, [level_msg] = await tap(fake, ayse, field_msg, button(fake, field_msg, "Backend"), expect=1)

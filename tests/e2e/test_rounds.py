@@ -106,7 +106,7 @@ def wrong_letter(question) -> str:
 async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, rounds_bot):
     clock = rounds_bot.clock
     [announcement, first] = await group_says(fake, team.ada, "/round 2 2", expect=2)
-    assert "Quiz round" in announcement["text"] and "started by Ada" in announcement["text"]
+    assert "Quiz round" in announcement["text"] and "started by \u2068Ada\u2069" in announcement["text"]
     assert "2 question(s), 2 s each" in announcement["text"]
     assert "Question 1/2" in first["text"] and "2 s to answer" in first["text"]
     question = await asked(rounds_bot, fake, first)
@@ -139,7 +139,7 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     assert f"Answer: {right}" in revealed["text"] and "4 answered, 2 right" in revealed["text"]
     assert f"The answer is {right}." in results["text"]
     lines = results["text"].splitlines()
-    assert lines.index("1. Ada · 0.2 s · +1.45") < lines.index("2. Cem · 0.5 s · +1.38")
+    assert lines.index("1. \u2068Ada\u2069 · 0.2 s · +1.45") < lines.index("2. \u2068Cem\u2069 · 0.5 s · +1.38")
     assert "Bob" not in results["text"]
     assert await group_tap(fake, team.bob, first, right) == "⌛ Time's up: this question is closed."
 
@@ -148,11 +148,11 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     board = await wait_for_text(fake, "Round over")
     assert "Nobody got this one." in fake.bot_messages(GROUP)[-2]["text"]
     assert board["text"].splitlines()[1:] == [
-        "🥇 1. Ada · 1 right · 1.45 pts", "🥈 2. Cem · 1 right · 1.38 pts",
-        "🥉 3. Bob · 0 right · 0.00 pts", "🥉 3. Dee · 0 right · 0.00 pts"]
+        "🥇 1. \u2068Ada\u2069 · 1 right · 1.45 pts", "🥈 2. \u2068Cem\u2069 · 1 right · 1.38 pts",
+        "🥉 3. \u2068Bob\u2069 · 0 right · 0.00 pts", "🥉 3. \u2068Dee\u2069 · 0 right · 0.00 pts"]
     # A new round may start once the last one is over.
     [again, _] = await group_says(fake, team.bob, "/round 1 1", expect=2)
-    assert "started by Bob" in again["text"]
+    assert "started by \u2068Bob\u2069" in again["text"]
     await wait_for_text(fake, "Nobody answered this time.")
 
 
@@ -165,8 +165,8 @@ async def test_ties_share_a_rank_and_group_answers_count_in_personal_stats(fake,
     await group_tap(fake, team.bob, first, wrong_letter(question))
     board = await wait_for_text(fake, "Round over")
     assert board["text"].splitlines()[1:] == [
-        "🥇 1. Ada · 1 right · 1.50 pts", "🥇 1. Cem · 1 right · 1.50 pts",
-        "🥉 3. Bob · 0 right · 0.00 pts"]
+        "🥇 1. \u2068Ada\u2069 · 1 right · 1.50 pts", "🥇 1. \u2068Cem\u2069 · 1 right · 1.50 pts",
+        "🥉 3. \u2068Bob\u2069 · 0 right · 0.00 pts"]
     [stats] = await say(fake, team.ada, "/stats")
     assert "Answered: 1" in stats["text"] and "in group rounds: 1" in stats["text"]
 
@@ -198,15 +198,15 @@ async def test_stop_is_for_the_starter_and_admins(fake, team, rounds_bot):
     [refused] = await group_says(fake, team.bob, "/stop")
     assert "only whoever started the round or a group admin" in refused["text"]
     [board] = await group_says(fake, team.admin, "/stop")
-    assert board["text"].startswith("⏹ Round stopped by Ana after 1 of 3 question(s).")
-    assert "1. Bob · 1 right · 1.50 pts" in board["text"]
+    assert board["text"].startswith("⏹ Round stopped by \u2068Ana\u2069 after 1 of 3 question(s).")
+    assert "1. \u2068Bob\u2069 · 1 right · 1.50 pts" in board["text"]
     closed = current(fake, first)
     assert not closed.get("reply_markup") and "Answer:" in closed["text"]
     assert await group_tap(fake, team.cem, first, "A") == "⌛ Süre doldu: bu soru kapandı."
     # The starter may stop their own round; no further question follows a stop.
     await group_says(fake, team.bob, "/round 2 30", expect=2)
     [board] = await group_says(fake, team.bob, "/stop")
-    assert "Round stopped by Bob after 1 of 2" in board["text"]
+    assert "Round stopped by \u2068Bob\u2069 after 1 of 2" in board["text"]
     assert "Nobody answered this time." in board["text"]
     assert fake.calls_to("getChatMember")  # the admin was asked of Telegram
     assert len(round_questions(fake)) == 2
@@ -227,13 +227,13 @@ async def test_leaderboard_all_time_and_this_week(fake, team, rounds_bot):
     text = board["text"]
     assert text.startswith("🏆 Leaderboard · Interview Prep")
     week, all_time = text.split("All time")
-    assert "🥇 1. Ada · 3.00 pts · 2 round(s)" in week
-    assert "🥈 2. Bob · 0.00 pts · 2 round(s)" in week
-    assert "🥇 1. Ada · 3.00 pts · 2 round(s)" in all_time
+    assert "🥇 1. \u2068Ada\u2069 · 3.00 pts · 2 round(s)" in week
+    assert "🥈 2. \u2068Bob\u2069 · 0.00 pts · 2 round(s)" in week
+    assert "🥇 1. \u2068Ada\u2069 · 3.00 pts · 2 round(s)" in all_time
     rounds_bot.clock.advance(days=8)
     [board] = await group_says(fake, team.cem, "/leaderboard")  # in Cem's Turkish
     week, all_time = board["text"].split("Tüm zamanlar")
-    assert "🥇 1. Ada · 3,00 puan · 2 tur" in all_time
+    assert "🥇 1. \u2068Ada\u2069 · 3,00 puan · 2 tur" in all_time
     assert "Bu hafta henüz tur oynanmadı." in week
     [board] = await group_says(fake, team.ada, "/leaderboard")
     week, all_time = board["text"].split("All time")
@@ -275,7 +275,7 @@ async def test_restart_resumes_a_question_with_time_left(fake, team, tmp_path):
         await wait_for_text(fake, "Got it right")
         assert "2 answered, 2 right" in current(fake, first)["text"]
         board = await wait_for_text(fake, "Round over")
-        assert "Ada · 1 right" in board["text"] and "Bob · 1 right" in board["text"]
+        assert "\u2068Ada\u2069 · 1 right" in board["text"] and "\u2068Bob\u2069 · 1 right" in board["text"]
         assert len(round_questions(fake)) == 2
     finally:
         await runner.stop()
@@ -293,12 +293,12 @@ async def test_restart_after_the_time_ran_out_reveals_and_carries_on(fake, team,
         runner.clock.advance(minutes=5)  # the bot was down past the deadline
         await runner.start()
         results = await wait_for_text(fake, "Got it right", timeout=5)
-        assert "1. Cem" in results["text"]
+        assert "1. \u2068Cem\u2069" in results["text"]
         assert not current(fake, first).get("reply_markup")
         second = await wait_for_question(fake, 2)
         assert fake.buttons(second)  # the round carried on with its next question
         [board] = await group_says(fake, team.ada, "/stop")
-        assert "Cem · 1 right · 1.50 pts" in board["text"]
+        assert "\u2068Cem\u2069 · 1 right · 1.50 pts" in board["text"]
     finally:
         await runner.stop()
     assert fake.violations == []
@@ -436,7 +436,7 @@ async def test_failing_sends_are_retried_and_a_lost_group_ends_the_round(fake, t
     await fake.wait_until(lambda: _is(round_status(rounds_bot), "stopped"), timeout=10)
     assert not current(fake, second).get("reply_markup")  # the reveal edit still went through
     [again, _] = await group_says(fake, team.bob, "/round 1 1", expect=2)
-    assert "started by Bob" in again["text"]
+    assert "started by \u2068Bob\u2069" in again["text"]
 
 
 async def _is(awaitable, expected) -> bool:
@@ -479,7 +479,7 @@ async def test_a_round_follows_its_group_to_the_new_supergroup(fake, team, round
         f"Your answer is already locked in: {question.correct.upper()}"
     board = await fake.wait_until(lambda: next(
         (m for m in fake.bot_messages(new) if "Round over" in m["text"]), None), timeout=10)
-    assert "Bob · 1 right" in board["text"]
+    assert "\u2068Bob\u2069 · 1 right" in board["text"]
     assert any("Question 2/2" in m["text"] for m in fake.bot_messages(new))
     await fake.wait_until(lambda: _is(round_status(rounds_bot), "finished"))
 

@@ -169,7 +169,8 @@ def test_a_turkish_page_with_another_answer_key_is_refused(tmp_path):
 def test_a_topic_without_samples_imports_nothing_and_says_so(tmp_path):
     for samples in (None, []):
         result = import_bytes("empty.json", as_bytes(page("en", samples)), tmp_path)
-        assert result.ok and result.files == {}
+        # Like an empty file: not a success with 0 added (issue 17, item 9).
+        assert result.holds_no_questions and not result.ok and result.files == {}
         assert result.sources[0].notes == ["empty.json: catalog:en:backend/http-caching has "
                                            "no questions"]
     assert not tmp_path.joinpath("backend").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -116,3 +117,31 @@ def test_import_command_lists_problems_and_exits_1(tmp_path, capsys):
 def test_import_of_a_missing_file(tmp_path, capsys):
     assert cli(["import", str(tmp_path / "nope.csv"), "--into", str(tmp_path)]) == 1
     assert "nope.csv: cannot read (No such file or directory)" in capsys.readouterr().out
+
+
+def test_formula_cells_are_exported_as_text_and_read_back_unchanged(tmp_path):
+    import csv
+    import io
+
+    risky = {"body": "=HYPERLINK(\"http://x\",\"y\")", "a": "+1", "b": "-1", "c": "@SUM(A1)",
+             "d": "'=already marked", "explanation": "\tTab first", "topic_name": "''-x"}
+    assert import_bytes("q.csv", csv_bytes([row(**risky)]), tmp_path / "one").ok
+    bank, _ = check_bank(tmp_path / "one")
+    exported = export_csv(bank)
+    cells = [cell for line in csv.reader(io.StringIO(exported)) for cell in line]
+    assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in cells)
+    assert "'=HYPERLINK(\"http://x\",\"y\")" in cells and "'=already marked" in cells
+    assert import_bytes("q.csv", exported.encode(), tmp_path / "two").ok
+    again, _ = check_bank(tmp_path / "two")
+    assert dump(again) == dump(bank)
+    question = again.questions["be-cache-001"].text("en")
+    # A mark typed in a spreadsheet is taken off like the one export writes.
+    assert question.body.startswith("=HYPERLINK") and question.options["d"] == "=already marked"
+
+
+@pytest.mark.parametrize("cell", ["=1+1", "'=1+1", "''@x", "-", "'", "plain", "'quoted", "\rx"])
+def test_the_formula_guard_is_undone_exactly(cell):
+    from questions.csvformat import guard_formula, unguard_formula
+
+    assert unguard_formula(guard_formula(cell)) == cell
+    assert not guard_formula(cell).startswith(("=", "+", "-", "@", "\t", "\r"))

@@ -364,3 +364,36 @@ def test_too_many_new_topics(tmp_path, monkeypatch):
     rows = [row(f"be-{n}", topic=f"t{n}") for n in range(4)]
     result = run(tmp_path, rows)
     assert result.problems == ["4 new topics in one import (at most 3): is the topic column right?"]
+
+
+def test_an_empty_or_header_only_file_holds_no_questions(tmp_path):
+    from questions.importer import import_bytes
+    from tests.question_files import csv_bytes
+
+    for name, data in (("a.csv", b""), ("b.csv", csv_bytes([])), ("c.yaml", b"")):
+        result = import_bytes(name, data, tmp_path / "bank")
+        assert not result.ok and result.holds_no_questions and result.files == {}
+        assert result.problems == [f"{name}: holds no questions (an empty file, or a header "
+                                   "row only)"]
+
+
+def test_field_and_topic_names_are_one_short_line(tmp_path):
+    from questions.importer import import_bytes
+    from tests.question_files import csv_bytes, row
+
+    result = import_bytes("long.csv", csv_bytes([row(topic_name="T" * 5000)]), tmp_path / "bank")
+    assert not result.ok and "at most 64 characters" in result.problems[0]
+    assert import_bytes("ok.csv", csv_bytes([row(topic_name="T" * 64)]), tmp_path / "bank").ok
+
+
+def test_the_validator_refuses_a_long_or_multi_line_name(tmp_path):
+    from questions.loader import check_bank
+
+    pack = tmp_path / "bank" / "f.yaml"
+    pack.parent.mkdir()
+    question = ("questions:\n  - {id: q-1, seniority: mid, difficulty: 1, correct: a,\n"
+                "     en: {body: B, options: {a: x, b: y}, explanation: E}}\n")
+    for name in ("x" * 5000, '"two\\nlines"'):
+        pack.write_text(f"field: f\ntopic: t\ntopic_name: {name}\n{question}")
+        bank, problems = check_bank(tmp_path / "bank")
+        assert bank is None and "topic_name" in problems[0], problems

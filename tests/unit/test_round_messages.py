@@ -60,3 +60,15 @@ def test_points_use_the_languages_decimal_mark():
     assert format_points(146, "en") == "1.46"
     assert format_points(146, "tr") == "1,46"
     assert format_points(0, "en") == "0.00"
+
+
+def test_a_right_to_left_override_in_a_name_stays_inside_the_name(test_bank, question):
+    view = RoundMessages(Texts.load(), test_bank, "en")
+    evil = "\u202eAda"
+    board = view.scoreboard(view.t("round-over"), [Standing(1, evil, 146, 1)])
+    assert "1. \u2068\u202eAda\u2069 · 1 right · 1.46 pts" in board
+    results = view.results(question, [Result(1, evil, "c", True, 1200, 146)])
+    assert "1. \u2068\u202eAda\u2069 · 1.2 s" in results
+    leaders = view.leaderboard("Group", [], [Standing(1, evil, 300, 2, 2)], 10)
+    assert "\u2068\u202eAda\u2069 · 3.00 pts" in leaders
+    assert "started by \u2068\u202eAda\u2069:" in view.announcement(ROUND, evil, "x", 5)

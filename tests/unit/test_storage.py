@@ -124,3 +124,13 @@ async def test_background_checkpoints_copy_the_log_into_the_file(tmp_path):
     db = await Database.open(path)
     assert (await users.get_user(db, user_id=200)).first_name == "x" * 60
     await db.close()
+
+
+async def test_a_new_first_name_replaces_the_stored_one_and_the_same_writes_nothing(db):
+    await users.ensure_user(db, user_id=21, first_name="Ada", language="en", now=1)
+    before = db.conn.total_changes
+    same = await users.ensure_user(db, user_id=21, first_name="Ada", language="en", now=2)
+    assert same.first_name == "Ada" and db.conn.total_changes == before
+    renamed = await users.ensure_user(db, user_id=21, first_name="Ada L.", language="tr", now=3)
+    assert renamed.first_name == "Ada L." and renamed.language == "en"
+    assert (await users.get_user(db, user_id=21)).first_name == "Ada L."
