@@ -181,7 +181,7 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
     question_id = interview.question_ids[position] if position < interview.total else None
     question = services.bank.questions.get(question_id or "")
     choice = grade(question, data.option) if question else None
-    if choice is None:
+    if question is None or choice is None:
         await query.answer(context.t("toast-expired"))
         return
     asked = interview.asked_at_ms if interview.position == position else None
@@ -200,7 +200,7 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
         + "\n\n" + context.t("interview-recorded", number=position + 1,
                            total=interview.total, chosen=render.option_label(choice.chosen)))
     after = await store.get_interview(services.db, interview_id=interview.id)
-    await ask_current(update, context, after, lang)
+    await ask_current(update, context, after or interview, lang)
 
 
 def report_text(context: CoachContext, interview: store.Interview, report: rules.Report,
@@ -229,7 +229,7 @@ def report_text(context: CoachContext, interview: store.Interview, report: rules
         lines.append(texts.t(lang, "report-slowest"))
         lines.extend(texts.t(lang, "report-slow-line", number=r.position + 1,
                              topic=bank.topic_name(interview.field, r.topic, lang),
-                             time=duration_text(context, lang, r.elapsed_ms),
+                             time=duration_text(context, lang, r.elapsed_ms or 0),
                              mark="✅" if r.is_correct else "❌")
                      for r in report.slowest)
     lines.append("")

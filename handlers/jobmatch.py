@@ -290,7 +290,8 @@ async def choose_jobmatch_field(update: Update, context: CoachContext) -> None:
     match = await pressed_match(context, user, data.match_id) if data else None
     rank = data.rank if data else None
     ranked = match.at(rank) if match and rank is not None else None
-    if match is None or ranked is None or ranked.field not in services.bank.fields:
+    if match is None or rank is None or ranked is None \
+            or ranked.field not in services.bank.fields:
         await query.answer(context.t("jd-toast-expired"))
         return
     await query.answer()

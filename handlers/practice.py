@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -62,7 +63,7 @@ async def pick_question(services: Services, user: User, topic: str | None = None
         due = await next_due_question(services, user.user_id)
         if due is not None:
             return due
-    pool = bank.pool(user.field, user.level, topic)
+    pool: Sequence[Question] = bank.pool(user.field, user.level, topic)
     if not pool and topic:
         pool = bank.pool(user.field, None, topic)  # a topic may not cover every level
     if topic is None:  # a job-ad plan (/jd) weights its topics
@@ -158,7 +159,7 @@ async def grade_tap(update: Update, context: CoachContext, *, question_key: str,
     user, lang = context.user, context.lang
     question = services.bank.by_key.get(question_key)
     choice = grade(question, option) if question else None
-    if choice is None or query.message is None:
+    if question is None or choice is None or query.message is None:
         await query.answer(context.t("toast-expired"))
         return None
     if owner is not None and owner != user.user_id:

@@ -10,6 +10,7 @@ import asyncio
 import logging
 import time
 from datetime import datetime, timedelta, tzinfo
+from typing import cast
 
 from telegram import InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
@@ -292,7 +293,8 @@ async def deliver_due(context: CoachContext) -> None:
     A burst (100,000 users at 09:00) keeps this run going at the rate limit; later ticks see
     the lock taken and return, so there is only ever one drain and one batch in memory.
     """
-    lock: asyncio.Lock = context.job.data
+    assert context.job is not None
+    lock = cast(asyncio.Lock, context.job.data)
     if lock.locked():
         return
     async with lock:

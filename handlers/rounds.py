@@ -180,7 +180,8 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
     rnd, state = target if target else (None, None)
     question = services.bank.questions.get(state.question_id) if state else None
     choice = grade(question, key) if question else None
-    if rnd is None or rnd.chat_id != chat_id or choice is None or query.message is None:
+    if rnd is None or state is None or rnd.chat_id != chat_id or question is None \
+            or choice is None or query.message is None:
         await query.answer(context.t("round-toast-expired"))
         return
     now = services.now()
