@@ -12,6 +12,7 @@ import pytest
 
 from bot.settings import Settings
 from bot.texts import LOCALES, Texts
+from questions.cli import BUNDLED
 from questions.loader import Bank, load_bank
 from storage.db import Database
 
@@ -40,6 +41,13 @@ def _start_up_work_done_once() -> Iterator[None]:
         patch.setattr(Texts, "load", classmethod(cached_texts))
         patch.setattr(httpx_transport, "create_ssl_context", shared_context)
         yield
+
+
+@pytest.fixture(scope="session")
+def bundled_bank() -> Bank:
+    """The bundled bank, loaded once per run for the tests that only read it (the job-ad
+    tests, end to end and the evaluation, then share one matcher: `matcher_for` keeps it)."""
+    return load_bank(BUNDLED)
 
 
 @pytest.fixture

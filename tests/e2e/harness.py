@@ -24,8 +24,9 @@ class ClockTimers:
     """The round engine's JobQueue in tests: every timer is also due by the test clock.
 
     A timer still runs after its real delay; once the test clock has passed its time,
-    `fire_due` runs it at once. Tests move the clock in small steps (`let_time_pass`) instead
-    of waiting out question times on the real clock, and taps made before that stay in time.
+    `fire_due` runs it at once. Tests move the clock from timer to timer (`let_time_pass`) or by
+    a set step (`elapse`) instead of waiting out question times on the real clock, and taps
+    made before that stay in time.
     """
 
     def __init__(self, jobs: JobQueue, clock: Clock) -> None:
