@@ -433,9 +433,11 @@ async def round_status(runner: BotRunner) -> str | None:
 
 async def test_failing_sends_are_retried_and_a_lost_group_ends_the_round(fake, team, rounds_bot,
                                                                          monkeypatch):
+    from bot import telegram_limits
     from services import rounds as round_service
 
     monkeypatch.setattr(round_service, "RETRY_SECONDS", 0.1)
+    monkeypatch.setattr(telegram_limits, "NETWORK_BACKOFF", 0.01)  # the request layer's retries
     # Telegram down for longer than the request layer's own retries: the round waits it out.
     fake.fail_next("sendMessage", 502, times=4, chat_id=GROUP)
     [first] = await group_says(fake, team.ada, "/round 2 1")  # the announcement failed
