@@ -20,7 +20,7 @@ from domain.jobmatch import (
 from questions.loader import load_bank
 from questions.selection import PLAN_SHARE, plan_pool
 from tests.conftest import TEST_BANK
-from tests.jobmatch.evaluate import bundled_matcher, load_ads
+from tests.jobmatch.evaluate import load_ads
 
 
 def terms(text: str) -> list[str]:
@@ -110,8 +110,8 @@ def test_text_files_decode_from_common_encodings():
 
 
 @pytest.fixture
-def matcher() -> Matcher:
-    return bundled_matcher()
+def matcher(bundled_bank) -> Matcher:
+    return matcher_for(bundled_bank)  # built once per run, shared with the other job-ad tests
 
 
 def ad_text(ad_id: str) -> str:
