@@ -19,6 +19,7 @@ from bot.settings import Settings
 from bot.texts import Texts
 from handlers import (
     bank_admin,
+    flags,
     flood_guard,
     group_migration,
     group_settings,
@@ -46,7 +47,7 @@ from storage.db import Database
 FEATURES: list[ModuleType] = [
     flood_guard, user_context, group_migration, group_settings, onboarding, practice,
     interviews, review, topics, stats,
-    reminders, bank_admin, jobmatch, privacy, rounds, help_feature]
+    reminders, bank_admin, flags, jobmatch, privacy, rounds, help_feature]
 
 
 def build_application(settings: Settings, *, bank: Bank | None = None,

@@ -15,6 +15,7 @@ from bot.context import CoachContext
 from bot.services import Services
 from domain import progress, review
 from domain.grading import Grade, grade
+from handlers import flags
 from handlers.common import (
     edit_or_ignore,
     first_tap,
@@ -221,7 +222,8 @@ async def receive_answer(update: Update, context: CoachContext) -> None:
     texts, lang = context.services.texts, graded.lang
     next_data = callbacks.Next(graded.question.topic if data.on_topic else None).encode()
     await reply(update, explanation_text(context, graded),
-                keyboard([[(texts.t(lang, "button-next"), next_data)]]))
+                keyboard([[(texts.t(lang, "button-next"), next_data),
+                           flags.report_button(context, graded.question)]]))
     await suggest_level(update, context, graded)
 
 
