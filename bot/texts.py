@@ -62,7 +62,7 @@ class Texts:
                 if not isinstance(entry, dict) or set(entry) != set(LANGUAGES):
                     raise CatalogError(f"{path.name}: {key!r} needs exactly en and tr")
                 forms = {lang: _forms(path.name, key, lang, entry[lang]) for lang in LANGUAGES}
-                arguments = {placeholders(text) for lang in LANGUAGES
+                arguments = {frozenset(placeholders(text)) for lang in LANGUAGES
                              for text in forms[lang].values()}
                 if len(arguments) != 1:
                     raise CatalogError(f"{path.name}: {key!r} has different arguments in en and tr"

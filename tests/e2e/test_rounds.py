@@ -121,7 +121,7 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     assert await group_tap(fake, team.bob, first, right) == \
         f"Your answer is already locked in: {wrong}"
     clock.advance(seconds=0.3)
-    assert await group_tap(fake, team.cem, first, right) == f"🔒 Cevabın kilitlendi: {right}"
+    assert await group_tap(fake, team.cem, first, right) == f"🔒 Cevabın alındı: {right}"
     # A member who joined after the question was sent plays too; forged data is refused.
     dee = fake.user(3005, "Dee")
     fake.add_member(GROUP, dee)
@@ -232,7 +232,7 @@ async def test_leaderboard_all_time_and_this_week(fake, team, rounds_bot):
     assert "🥇 1. Ada · 3.00 pts · 2 round(s)" in all_time
     rounds_bot.clock.advance(days=8)
     [board] = await group_says(fake, team.cem, "/leaderboard")  # in Cem's Turkish
-    week, all_time = board["text"].split("Tüm zamanlar")
+    week, all_time = board["text"].split("Bugüne kadar")
     assert "🥇 1. Ada · 3,00 puan · 2 tur" in all_time
     assert "Bu hafta henüz tur oynanmadı." in week
     [board] = await group_says(fake, team.ada, "/leaderboard")
@@ -451,7 +451,7 @@ async def test_two_groups_play_at_the_same_time(fake, team, rounds_bot):
     theirs = (await fake.wait_for_bot_messages(other, 2))[1]
     ours = round_questions(fake)[0]
     # A button from one group's question means nothing in the other group's round.
-    assert await group_tap(fake, team.cem, ours, "A") == "🔒 Cevabın kilitlendi: A"
+    assert await group_tap(fake, team.cem, ours, "A") == "🔒 Cevabın alındı: A"
     answer, _ = await tap(fake, team.cem, theirs, letter_data(fake, ours, "B"), chat_id=other)
     assert answer["text"] == "Bu tur bitti. /round ile yenisini başlat."
     await wait_for_text(fake, "Round over")
