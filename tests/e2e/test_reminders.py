@@ -236,6 +236,8 @@ async def test_timezone_command_suggestions_and_the_reminder_moves(fake, bot):
     await say(fake, ada, "/remind 09:30")
     [msg] = await say(fake, ada, "/timezone Istambul")
     assert "don't know the time zone “Istambul”" in msg["text"]
+    offered = [text for row in fake.buttons(msg) for text, _ in row]
+    assert offered[0] == "Europe/Istanbul" and "Asia/Istanbul" not in offered  # never an alias
     answer, _ = await tap(fake, ada, msg, button(fake, msg, "Europe/Istanbul"))
     assert answer["text"] == "🌍 Time zone: Europe/Istanbul"
     shown = await edited(fake, ada.id, msg, "Time zone set to Europe/Istanbul; it's 12:00 there")
