@@ -38,6 +38,14 @@ async def set_chat_menu(app: Application, bot: Bot, chat_id: int, lang: str) -> 
         log.warning("command menu for chat %s not set: %s", chat_id, exc.message)
 
 
+async def clear_chat_menu(bot: Bot, chat_id: int) -> None:
+    """Back to the default menu (after /deleteme, the chosen language is forgotten too)."""
+    try:
+        await bot.delete_my_commands(scope=BotCommandScopeChat(chat_id))
+    except TelegramError as exc:
+        log.warning("command menu for chat %s not cleared: %s", chat_id, exc.message)
+
+
 async def on_startup(app: Application) -> None:
     """What an empty chat with the bot shows before /start, in both languages (English is
     the default for everyone else)."""

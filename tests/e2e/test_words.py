@@ -57,6 +57,13 @@ async def test_the_command_menu_follows_the_language_the_user_chose(fake, bot):
     # Someone else's menu is untouched.
     bo = fake.user(3002, "Bo", language_code="tr")
     assert fake.menu_for(bo, bo.id)[0]["description"].startswith("Başla")
+    await say(fake, bo, "/language en")
+    assert fake.menu_for(bo, bo.id)[0]["description"].startswith("Start and choose")
+    # /deleteme forgets the choice: the menu is Telegram's language's again.
+    [confirm] = await say(fake, bo, "/deleteme")
+    await tap(fake, bo, confirm, button(fake, confirm, "Yes"))
+    await fake.wait_until(lambda: fake.menu_for(bo, bo.id)[0]["description"]
+                          .startswith("Başla") or None)
 
 
 async def test_counted_words_take_their_plural_form(fake, bot):
