@@ -217,7 +217,7 @@ async def test_review_serves_due_cards_then_says_when_the_next_is_due(fake, coac
     assert missed[1].text("en").body in review2["text"] and "0 more due" in review2["text"]
     _, [done] = await tap(fake, ada, review2, button(fake, review2, missed[1].correct.upper()),
                           expect=1)
-    assert "Nothing is due for review" in done["text"] and "day(s)" in done["text"]
+    assert "Nothing is due for review" in done["text"] and "in 1 day." in done["text"]
     assert not fake.buttons(done)
     sources = await coach.services.db.fetchall(
         "SELECT source FROM answers WHERE user_id = ? ORDER BY id", (ada.id,))

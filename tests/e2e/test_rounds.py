@@ -107,7 +107,7 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     clock = rounds_bot.clock
     [announcement, first] = await group_says(fake, team.ada, "/round 2 2", expect=2)
     assert "Quiz round" in announcement["text"] and "started by Ada" in announcement["text"]
-    assert "2 question(s), 2 s each" in announcement["text"]
+    assert "2 questions, 2 s each" in announcement["text"]
     assert "Question 1/2" in first["text"] and "2 s to answer" in first["text"]
     question = await asked(rounds_bot, fake, first)
     right, wrong = question.correct.upper(), wrong_letter(question)
@@ -198,7 +198,7 @@ async def test_stop_is_for_the_starter_and_admins(fake, team, rounds_bot):
     [refused] = await group_says(fake, team.bob, "/stop")
     assert "only whoever started the round or a group admin" in refused["text"]
     [board] = await group_says(fake, team.admin, "/stop")
-    assert board["text"].startswith("⏹ Round stopped by Ana after 1 of 3 question(s).")
+    assert board["text"].startswith("⏹ Round stopped by Ana after 1 of 3 questions.")
     assert "1. Bob · 1 right · 1.50 pts" in board["text"]
     closed = current(fake, first)
     assert not closed.get("reply_markup") and "Answer:" in closed["text"]
@@ -227,9 +227,9 @@ async def test_leaderboard_all_time_and_this_week(fake, team, rounds_bot):
     text = board["text"]
     assert text.startswith("🏆 Leaderboard · Interview Prep")
     week, all_time = text.split("All time")
-    assert "🥇 1. Ada · 3.00 pts · 2 round(s)" in week
-    assert "🥈 2. Bob · 0.00 pts · 2 round(s)" in week
-    assert "🥇 1. Ada · 3.00 pts · 2 round(s)" in all_time
+    assert "🥇 1. Ada · 3.00 pts · 2 rounds" in week
+    assert "🥈 2. Bob · 0.00 pts · 2 rounds" in week
+    assert "🥇 1. Ada · 3.00 pts · 2 rounds" in all_time
     rounds_bot.clock.advance(days=8)
     [board] = await group_says(fake, team.cem, "/leaderboard")  # in Cem's Turkish
     week, all_time = board["text"].split("Bugüne kadar")
@@ -248,11 +248,11 @@ async def test_group_settings_are_for_admins_and_choose_the_questions(fake, team
     [msg] = await group_says(fake, team.admin, "/level junior")
     assert "Junior" in msg["text"]
     [msg] = await group_says(fake, team.admin, "/language tr")
-    assert msg["text"] == "🌐 Bu grubun turları artık Türkçe."
+    assert msg["text"] == "🌐 Bu grubun turları artık şu dilde: Türkçe."
     [msg] = await group_says(fake, team.bob, "/level")
     assert "Ön yüz" in msg["text"] and "Junior" in msg["text"]
     [announcement, first] = await group_says(fake, team.ada, "/round 1 1", expect=2)
-    assert "Bilgi yarışması turu" in announcement["text"]
+    assert "bilgi yarışması turu başlattı: 1 soru, soru başına 1 sn" in announcement["text"]
     assert "flex" in first["text"] and "Soru 1/1" in first["text"]
     await wait_for_text(fake, "Tur bitti")
     # Private choices are untouched by the group's.
