@@ -159,6 +159,7 @@ async def test_stop_gives_a_partial_report_and_compares_with_the_last_one(fake, 
     [report] = await say(fake, ada, "/interview stop")
     assert "Score: 0/1 (0%)" in report["text"]
     assert "100% → now 0% (-100 points)" in report["text"]
+    assert "Last interview (10 Mar 2026)" in report["text"]  # the one date format of English
     [msg] = await say(fake, ada, "/interview stop")
     assert "No interview is running" in msg["text"]
 
