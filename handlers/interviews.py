@@ -93,7 +93,7 @@ async def start_new(update: Update, context: CoachContext, user: User, lang: str
                                     level=texts.t(lang, f"level-{user.level}")))
         return
     if interview.position == 0 and interview.message_id is None:
-        await reply(update, texts.t(lang, "interview-intro", total=interview.total,
+        await reply(update, texts.t(lang, "interview-intro", count=interview.total,
                                     field=bank.field_name(user.field, lang),
                                     level=texts.t(lang, f"level-{user.level}")))
     await ask_current(update, context, interview, lang)
@@ -211,7 +211,7 @@ def report_text(context: CoachContext, interview: store.Interview, report: rules
     lines = [texts.t(lang, "report-title", field=bank.field_name(interview.field, lang),
                      level=level)]
     if not report.complete:
-        lines.append(texts.t(lang, "report-partial", answered=report.answered, total=report.total))
+        lines.append(texts.t(lang, "report-partial", answered=report.answered, count=report.total))
     lines.append(texts.t(lang, "report-score", correct=report.correct, answered=report.answered,
                          percent=report.percent))
     lines.append(texts.t(lang, f"verdict-{report.verdict}", level=level))
@@ -238,7 +238,7 @@ def report_text(context: CoachContext, interview: store.Interview, report: rules
     else:
         lines.append(texts.t(lang, "report-compare", before=report.previous.percent,
                              now=report.percent, change=f"{report.change:+d}",
-                             date=report.previous.ended_at.astimezone(tz).strftime("%d.%m.%Y")))
+                             date=texts.date(lang, report.previous.ended_at.astimezone(tz).date())))
     return "\n".join(lines)
 
 

@@ -320,7 +320,8 @@ async def plan(update: Update, context: CoachContext) -> None:
     started = datetime.fromtimestamp(stored.started_at, UTC).astimezone(
         streaks.zone(user.timezone, user.language))
     lines = [context.t("plan-header", field=bank.field_name(stored.field, lang),
-                     level=level_name(context, lang, level), date=started.date().isoformat())]
+                     level=level_name(context, lang, level),
+                     date=context.services.texts.date(lang, started.date()))]
     progress = await store.plan_progress(services.db, plan=stored)
     topics = [t for t in stored.topics if bank.topic(stored.field, t)]
     for number, topic in enumerate(topics, start=1):
@@ -330,7 +331,7 @@ async def plan(update: Update, context: CoachContext) -> None:
         done = progress.get(topic)
         if done is None:
             lines.append(context.t("plan-topic-new", number=number, topic=name,
-                                 total=len(ids)))
+                                 count=len(ids)))
         else:
             lines.append(context.t("plan-topic", number=number, topic=name,
                                  answered=done.answered,

@@ -101,7 +101,7 @@ class RoundMessages:
     def standings_lines(self, standings: Sequence[Standing], *, rounds: bool) -> list[str]:
         key = "round-leader-line" if rounds else "round-score-line"
         return [self.t(key, medal=MEDALS.get(rank, ""), rank=rank, name=s.name, right=s.right,
-                       points=format_points(s.points, self.lang), rounds=s.rounds)
+                       points=format_points(s.points, self.lang), count=s.rounds)
                 for rank, s in ranked(standings)]
 
     def scoreboard(self, heading: str, standings: Sequence[Standing]) -> str:

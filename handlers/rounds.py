@@ -137,7 +137,7 @@ async def stop_command(update: Update, context: CoachContext) -> None:
         view = messages(context, rnd.language)
         standings = await store.round_standings(services.db, round_id=rnd.id)
         heading = view.t("round-stopped", name=actor_name(update), asked=asked,
-                         total=rnd.question_count)
+                         count=rnd.question_count)
         await reply(update, view.scoreboard(heading, standings))
         rounds.budget(chat.id).spend()
 

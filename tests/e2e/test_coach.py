@@ -159,6 +159,7 @@ async def test_stop_gives_a_partial_report_and_compares_with_the_last_one(fake, 
     [report] = await say(fake, ada, "/interview stop")
     assert "Score: 0/1 (0%)" in report["text"]
     assert "100% → now 0% (-100 points)" in report["text"]
+    assert "Last interview (10 Mar 2026)" in report["text"]  # the one date format of English
     [msg] = await say(fake, ada, "/interview stop")
     assert "No interview is running" in msg["text"]
 
@@ -217,7 +218,7 @@ async def test_review_serves_due_cards_then_says_when_the_next_is_due(fake, coac
     assert missed[1].text("en").body in review2["text"] and "0 more due" in review2["text"]
     _, [done] = await tap(fake, ada, review2, button(fake, review2, missed[1].correct.upper()),
                           expect=1)
-    assert "Nothing is due for review" in done["text"] and "day(s)" in done["text"]
+    assert "Nothing is due for review" in done["text"] and "in 1 day." in done["text"]
     assert [t for row in fake.buttons(done) for t, _ in row] == ["⚑ Report"]  # no next review
     sources = await coach.services.db.fetchall(
         "SELECT source FROM answers WHERE user_id = ? ORDER BY id", (ada.id,))

@@ -83,6 +83,7 @@ async def test_an_ad_is_matched_and_use_this_starts_a_plan(fake, bot):
 
     [plan] = await say(fake, ada, "/plan")
     assert "Your plan: Backend" in plan["text"] and "not practised yet" in plan["text"]
+    assert "since 10 Mar 2026" in plan["text"]  # the same date format as everywhere in English
     _, [question] = await tap(fake, ada, used, "v1:n", expect=1)
     await tap(fake, ada, question, fake.buttons(question)[0][0][1], expect=1)
     [plan] = await say(fake, ada, "/plan")

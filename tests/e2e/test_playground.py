@@ -83,7 +83,7 @@ async def test_turkish_user_and_the_group_with_another_user(fake, bot, page):
     seen = {(m["chat_id"], m["from"]["first_name"]) for m in (await page.events(ADA))["messages"]}
     assert seen == {(playground.GROUP_ID, "Bob"), (playground.GROUP_ID, "Coach Test Bot")}
     menu = (await page.get("chats", user=AYSE))["chats"][0]["menu"]
-    assert menu[0] == {"command": "start", "description": "Başla; dil, alan ve seviye seç"}
+    assert menu[0] == {"command": "start", "description": "Başla: dil, alan ve seviye seç"}
 
 
 def test_play_needs_no_token_and_cleans_up(tmp_path):

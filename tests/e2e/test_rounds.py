@@ -114,7 +114,7 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     clock = rounds_bot.clock
     [announcement, first] = await group_says(fake, team.ada, "/round 2 2", expect=2)
     assert "Quiz round" in announcement["text"] and "started by \u2068Ada\u2069" in announcement["text"]
-    assert "2 question(s), 2 s each" in announcement["text"]
+    assert "2 questions, 2 s each" in announcement["text"]
     assert "Question 1/2" in first["text"] and "2 s to answer" in first["text"]
     question = await asked(rounds_bot, fake, first)
     right, wrong = question.correct.upper(), wrong_letter(question)
@@ -128,7 +128,7 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     assert await group_tap(fake, team.bob, first, right) == \
         f"Your answer is already locked in: {wrong}"
     clock.advance(seconds=0.3)
-    assert await group_tap(fake, team.cem, first, right) == f"🔒 Cevabın kilitlendi: {right}"
+    assert await group_tap(fake, team.cem, first, right) == f"🔒 Cevabın alındı: {right}"
     # A member who joined after the question was sent plays too; forged data is refused.
     dee = fake.user(3005, "Dee")
     fake.add_member(GROUP, dee)
@@ -205,7 +205,7 @@ async def test_stop_is_for_the_starter_and_admins(fake, team, rounds_bot):
     [refused] = await group_says(fake, team.bob, "/stop")
     assert "only whoever started the round or a group admin" in refused["text"]
     [board] = await group_says(fake, team.admin, "/stop")
-    assert board["text"].startswith("⏹ Round stopped by \u2068Ana\u2069 after 1 of 3 question(s).")
+    assert board["text"].startswith("⏹ Round stopped by \u2068Ana\u2069 after 1 of 3 questions.")
     assert "1. \u2068Bob\u2069 · 1 right · 1.50 pts" in board["text"]
     closed = current(fake, first)
     assert not closed.get("reply_markup") and "Answer:" in closed["text"]
@@ -234,12 +234,12 @@ async def test_leaderboard_all_time_and_this_week(fake, team, rounds_bot):
     text = board["text"]
     assert text.startswith("🏆 Leaderboard · Interview Prep")
     week, all_time = text.split("All time")
-    assert "🥇 1. \u2068Ada\u2069 · 3.00 pts · 2 round(s)" in week
-    assert "🥈 2. \u2068Bob\u2069 · 0.00 pts · 2 round(s)" in week
-    assert "🥇 1. \u2068Ada\u2069 · 3.00 pts · 2 round(s)" in all_time
+    assert "🥇 1. \u2068Ada\u2069 · 3.00 pts · 2 rounds" in week
+    assert "🥈 2. \u2068Bob\u2069 · 0.00 pts · 2 rounds" in week
+    assert "🥇 1. \u2068Ada\u2069 · 3.00 pts · 2 rounds" in all_time
     rounds_bot.clock.advance(days=8)
     [board] = await group_says(fake, team.cem, "/leaderboard")  # in Cem's Turkish
-    week, all_time = board["text"].split("Tüm zamanlar")
+    week, all_time = board["text"].split("Bugüne kadar")
     assert "🥇 1. \u2068Ada\u2069 · 3,00 puan · 2 tur" in all_time
     assert "Bu hafta henüz tur oynanmadı." in week
     [board] = await group_says(fake, team.ada, "/leaderboard")
@@ -255,11 +255,11 @@ async def test_group_settings_are_for_admins_and_choose_the_questions(fake, team
     [msg] = await group_says(fake, team.admin, "/level junior")
     assert "Junior" in msg["text"]
     [msg] = await group_says(fake, team.admin, "/language tr")
-    assert msg["text"] == "🌐 Bu grubun turları artık Türkçe."
+    assert msg["text"] == "🌐 Bu grubun turları artık şu dilde: Türkçe."
     [msg] = await group_says(fake, team.bob, "/level")
     assert "Ön yüz" in msg["text"] and "Junior" in msg["text"]
     [announcement, first] = await group_says(fake, team.ada, "/round 1 1", expect=2)
-    assert "Bilgi yarışması turu" in announcement["text"]
+    assert "bilgi yarışması turu başlattı: 1 soru, soru başına 1 sn" in announcement["text"]
     assert "flex" in first["text"] and "Soru 1/1" in first["text"]
     await wait_for_text(rounds_bot, "Tur bitti")
     # Private choices are untouched by the group's.
@@ -464,7 +464,7 @@ async def test_two_groups_play_at_the_same_time(fake, team, rounds_bot):
     theirs = (await fake.wait_for_bot_messages(other, 2))[1]
     ours = round_questions(fake)[0]
     # A button from one group's question means nothing in the other group's round.
-    assert await group_tap(fake, team.cem, ours, "A") == "🔒 Cevabın kilitlendi: A"
+    assert await group_tap(fake, team.cem, ours, "A") == "🔒 Cevabın alındı: A"
     answer, _ = await tap(fake, team.cem, theirs, letter_data(fake, ours, "B"), chat_id=other)
     assert answer["text"] == "Bu tur bitti. /round ile yenisini başlat."
     await wait_for_text(rounds_bot, "Round over")
