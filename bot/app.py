@@ -24,6 +24,7 @@ from handlers import (
     group_settings,
     interviews,
     jobmatch,
+    mistakes,
     onboarding,
     practice,
     privacy,
@@ -45,7 +46,7 @@ from storage.db import Database
 # /level take the place of onboarding's per-user ones.
 FEATURES: list[ModuleType] = [
     flood_guard, user_context, group_migration, group_settings, onboarding, practice,
-    interviews, review, topics, stats,
+    interviews, review, mistakes, topics, stats,
     reminders, bank_admin, jobmatch, privacy, rounds, help_feature]
 
 

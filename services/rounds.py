@@ -269,7 +269,9 @@ class RoundEngine:
                     rnd.chat_id, state.message_id,
                     view.revealed(rnd, position, question, results)):
                 budget.spend()
-            await self.bot.send_message(rnd.chat_id, view.results(question, results))
+            await self.bot.send_message(
+                rnd.chat_id, view.results(question, results,
+                                          view.order(rnd, position, question)))
             budget.spend()
         await store.mark_reported(db, round_id=rnd.id, position=position, now_ms=self.now_ms())
 
