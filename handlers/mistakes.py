@@ -100,7 +100,8 @@ def without_guess_button(markup: InlineKeyboardMarkup | None) -> InlineKeyboardM
     """The explanation's keyboard with `I guessed` taken off (`Next` stays)."""
     if markup is None:
         return None
-    rows = [[b for b in row if callbacks.Guessed.parse(b.callback_data) is None]
+    rows = [[b for b in row if not (isinstance(b.callback_data, str)
+                                    and callbacks.Guessed.parse(b.callback_data))]
             for row in markup.inline_keyboard]
     rows = [row for row in rows if row]
     return InlineKeyboardMarkup(rows) if rows else None
