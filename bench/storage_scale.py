@@ -1,5 +1,6 @@
 """Storage at scale: builds a database of 100,000 users and 10 million answers, then times the
-hot paths through the real code: choosing the next question, recording an answer (with its FSRS
+hot paths through the real code: choosing the next question (for any user, and for users with a
+rating, whose pool is ranked by predicted chance), recording an answer (with its FSRS
 card update), building the /stats text, and (for information) the chart's per-day query.
 
     python -m bench.storage_scale --answers 10000000          # full size: a few minutes
@@ -145,6 +146,21 @@ def build(path: Path, bank: Bank, *, users: int, answers: int) -> None:
     log(f"  progress, topics, levels, cards: {time.perf_counter() - t:.1f} s")
 
     t = time.perf_counter()
+    # Elo ratings (adaptive difficulty): every question rated near its level, and a rating per
+    # field for the users with an even id (the others answered before ratings existed, as after
+    # an upgrade, and are chosen for at their level's starting rating).
+    conn.execute(
+        "INSERT INTO question_ratings (question_id, field, level, rating, answers)"
+        " SELECT question_id, field, level, CASE level WHEN 'junior' THEN 1300"
+        " WHEN 'mid' THEN 1500 ELSE 1700 END + abs(random()) % 400 - 200, 50"
+        " FROM bench_questions")
+    conn.execute(
+        "INSERT INTO user_ratings (user_id, field, rating, answers) SELECT user_id, field,"
+        " 1200 + 600.0 * SUM(correct) / SUM(attempts), COUNT(*) FROM per_question"
+        " WHERE user_id % 2 = 0 GROUP BY user_id, field")
+    log(f"  ratings: {time.perf_counter() - t:.1f} s")
+
+    t = time.perf_counter()
     conn.execute(
         "INSERT INTO review_logs SELECT a.id, c.card_id, CASE WHEN a.is_correct THEN 3 ELSE 1 END,"
         " a.answered_at, a.elapsed_ms FROM answers a JOIN review_cards c"
@@ -190,6 +206,12 @@ async def run(path: Path, bank: Bank, *, users: int, samples: int, seed: int) ->
             user = await get_user(db, user_id=picked[i])
             return await pick_question(services, user)
 
+        rated = [u if u % 2 == 0 else max(2, u - 1) for u in picked]
+
+        async def choose_rated(i: int) -> object:
+            user = await get_user(db, user_id=rated[i])
+            return await pick_question(services, user)
+
         async def answer(i: int) -> object:
             user_id = picked[i]
             question = rng.choice(bank.pool(None))
@@ -209,6 +231,7 @@ async def run(path: Path, bank: Bank, *, users: int, samples: int, seed: int) ->
                                        since=activity.day_number(first) * 86400)
 
         return [await measure("choose next question", samples, choose),
+                await measure("choose next (rated user)", samples, choose_rated),
                 await measure("record answer + card", samples, answer),
                 await measure("/stats text", samples, stats),
                 await measure("/stats chart data (query)", samples, chart_data)]

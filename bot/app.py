@@ -19,6 +19,7 @@ from bot.settings import Settings
 from bot.texts import Texts
 from handlers import (
     bank_admin,
+    flags,
     flood_guard,
     group_migration,
     group_settings,
@@ -47,7 +48,7 @@ from storage.db import Database
 FEATURES: list[ModuleType] = [
     flood_guard, user_context, keyboard_owners, group_migration, group_settings, onboarding, practice,
     interviews, review, topics, stats,
-    reminders, bank_admin, jobmatch, privacy, rounds, help_feature]
+    reminders, bank_admin, flags, jobmatch, privacy, rounds, help_feature]
 
 # The update types some handler reads; passed to getUpdates and setWebhook on every start, so a
 # list left by an earlier deployment cannot starve the bot of taps or membership changes.

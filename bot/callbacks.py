@@ -257,9 +257,41 @@ class RoundAnswer(Schema):
     option: str
 
 
+@dataclass(frozen=True)
+class Flag(Schema):
+    """`⚑ Report` under an explanation (no reason: show the reasons), or one reason."""
+
+    KIND: ClassVar[str] = "fl"
+    PARSE = (QUESTION_KEY, one_of("key", "unclear", "outdated", "typo"))
+    REQUIRED: ClassVar[int] = 1
+    question_key: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class FlagResolve(Schema):
+    """/flags (admins): mark a question's open reports fixed (f) or dismissed (d); the question
+    is named by one of its reports, so a question gone from the bank can still be closed."""
+
+    KIND: ClassVar[str] = "fx"
+    PARSE = (one_of("f", "d"), number)
+    action: str
+    flag_id: int
+
+
+@dataclass(frozen=True)
+class LevelNotYet(Schema):
+    """`Not yet` under a level-up suggestion: stay at `level`."""
+
+    KIND: ClassVar[str] = "vn"
+    PARSE = (LEVELS,)
+    level: str
+
+
 KINDS: tuple[type[Schema], ...] = (
     LanguageChoice, FieldChoice, LevelChoice, Answer, Next, ReminderChoice, TimezoneChoice,
-    InterviewAnswer, InterviewAction, Review, DeleteMe, JobMatchAction, JobMatchField, RoundAnswer)
+    InterviewAnswer, InterviewAction, Review, DeleteMe, JobMatchAction, JobMatchField, RoundAnswer,
+    Flag, FlagResolve, LevelNotYet)
 assert len({k.KIND for k in KINDS}) == len(KINDS), "two kinds share a letter"
 assert all(len(k.PARSE) == len(fields(k)) for k in KINDS)  # type: ignore[arg-type]
 

@@ -12,7 +12,7 @@ import re
 import unicodedata
 import weakref
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -137,6 +137,13 @@ _SUFFIX_LENGTHS = sorted({len(s) for s in _SUFFIXES}, reverse=True)
 @lru_cache(maxsize=100_000)
 def stem(word: str) -> str:
     """A light shared stemmer: strip up to three endings, then keep a fixed-length prefix."""
+    return strip_endings(word)[:STEM_LENGTH]
+
+
+@lru_cache(maxsize=100_000)
+def strip_endings(word: str) -> str:
+    """A word without up to three endings, at full length: `indexes` and `indexing` give
+    `index`, but `connect` and `connection` stay apart (their stems agree, the words do not)."""
     if len(word) <= 3 or not word.isalpha():
         return word
     for _ in range(3):
@@ -147,7 +154,7 @@ def stem(word: str) -> str:
                 break
         else:
             break
-    return word[:STEM_LENGTH]
+    return word
 
 
 # Turkish verb forms (to do, will do, you will do...) carry no topic: "geliştirmek", "yapacaksın".
@@ -162,8 +169,10 @@ class Token(NamedTuple):
     end: int
 
 
-def tokenize(text: str, folded: str | None = None) -> list[Token]:
+def tokenize(text: str, folded: str | None = None,
+             stemmer: Callable[[str], str] | None = None) -> list[Token]:
     """Stemmed content words with their positions in `text` (stopwords and numbers dropped)."""
+    stemmer = stemmer or stem
     folded = fold(text) if folded is None else folded
     out: list[Token] = []
     for match in _TOKEN.finditer(folded):
@@ -178,8 +187,14 @@ def tokenize(text: str, folded: str | None = None) -> list[Token]:
             continue
         if len(word) < 2 or word.isdigit() or word in STOPWORDS or _VERB.search(word):
             continue
-        out.append(Token(stem(word), start, end))
+        out.append(Token(stemmer(word), start, end))
     return out
+
+
+def word_forms(phrase: str) -> str:
+    """A phrase's content words without their endings, at full length: what must agree for an
+    ad's words to be evidence of a keyword (a shared stem alone is a fragment)."""
+    return " ".join(t.term for t in tokenize(phrase, stemmer=strip_endings))
 
 
 def ngrams(tokens: Sequence[Token], max_n: int = MAX_N) -> Iterable[tuple[str, int, int]]:
@@ -415,6 +430,9 @@ class Matcher:
         # evidence that an ad is about the field; a lone "warehouse" or "chef" does not.
         self.whole: dict[str, set[int]] = {}
         self.topic_whole: dict[str, set[int]] = {}  # the same for each topic's own keywords
+        # (whole term, topic) -> the keywords' and name's full word forms: an ad's words are
+        # shown as evidence for a topic only when they are one of these, whole.
+        self.topic_forms: dict[tuple[str, int], set[str]] = {}
         self.topic_keys: list[tuple[str, str]] = []
         self.topics_of: dict[str, list[int]] = {key: [] for key in self.field_keys}
         curated_topics: list[Weights] = []
@@ -436,6 +454,9 @@ class Matcher:
                 for phrase in keywords:
                     self.topic_whole.setdefault(_whole_term(phrase), set()).add(
                         len(self.topic_keys))
+                for phrase in [*keywords, *({topic.name.en, topic.name.tr} - {None})]:
+                    self.topic_forms.setdefault((_whole_term(phrase), len(self.topic_keys)),
+                                                set()).add(word_forms(phrase))
                 for name in {topic.name.en, topic.name.tr}:
                     if name:
                         _add_text(curated, name)
@@ -502,7 +523,8 @@ class Matcher:
                 for index, value in channel.topics.postings.get(term, {}).items():
                     part = parts[index]
                     part[term] = part.get(term, 0.0) + weight * scale * value
-        named = {index for term in query for index in self.topic_whole.get(term, ())}
+        named = {index for term in query for index in self.topic_whole.get(term, ())
+                 if self._is_evidence(index, term, surface[term])}
         topic_scores = [sum(part.values()) if i in named else 0.0
                         for i, part in enumerate(parts)]
         order = sorted(range(size), key=lambda i: -field_scores[i])
@@ -524,16 +546,18 @@ class Matcher:
 
     def _words(self, topic: int, part: dict[str, float],
                surface: dict[str, str]) -> tuple[str, ...]:
-        """The ad's words behind a topic's score: its keywords and name words first (phrases
-        before single words), then other strong words; words that added little are left out."""
-        top = max(part.values(), default=0.0)
-        curated = self.curated.topics.postings
+        """The ad's words that are evidence for a topic: one of its keywords or its name, whole
+        (phrases first); words that added little are left out. A word that only shares a stem
+        ("Connect" for "connection") or a fragment of a phrase is never shown."""
+        evidence = {term: value for term, value in part.items()
+                    if self._is_evidence(topic, term, surface[term])}
+        top = max(evidence.values(), default=0.0)
 
-        def order(term: str) -> tuple[bool, bool, float]:
-            return topic not in curated.get(term, {}), " " not in term, -part[term]
+        def order(term: str) -> tuple[bool, float]:
+            return " " not in term, -evidence[term]
 
-        ranked = sorted((term for term, value in part.items() if value >= WORDS_MIN_SHARE * top),
-                        key=order)
+        ranked = sorted((term for term, value in evidence.items()
+                         if value >= WORDS_MIN_SHARE * top), key=order)
         chosen: list[str] = []
         covered: set[str] = set()
         for term in ranked:
@@ -547,6 +571,11 @@ class Matcher:
             if len(chosen) == WORDS_SHOWN:
                 break
         return tuple(chosen)
+
+    def _is_evidence(self, topic: int, term: str, words: str) -> bool:
+        """Whether the ad's `words` (matched as `term`) are a keyword or the name of `topic`."""
+        forms = self.topic_forms.get((term, topic))
+        return forms is not None and word_forms(words) in forms
 
 
 

@@ -1,11 +1,10 @@
-"""When to suggest the next level: enough answers at the current one, answered well enough."""
+"""When to suggest the next level: the user's rating predicts a score there inside the band
+(domain/ratings.py), on enough answers; at most once per level."""
 
 from __future__ import annotations
 
+from domain import ratings
 from questions.model import LEVELS
-
-MIN_ANSWERS = 40
-MIN_ACCURACY_PERCENT = 85
 
 
 def next_level(level: str) -> str | None:
@@ -13,10 +12,12 @@ def next_level(level: str) -> str | None:
     return LEVELS[index + 1] if 0 <= index < len(LEVELS) - 1 else None
 
 
-def suggestion(level: str, answered: int, correct: int, *, already_suggested: bool) -> str | None:
-    """The level to suggest after an answer at `level`, or None (suggested at most once)."""
-    if already_suggested or answered < MIN_ANSWERS:
-        return None
-    if correct * 100 < MIN_ACCURACY_PERCENT * answered:
+def suggestion(level: str, *, predicted: float, rated_answers: int,
+               already_suggested: bool) -> str | None:
+    """The level to suggest after an answer at `level`, or None (suggested at most once).
+
+    `predicted` is the user's predicted chance of a right answer at the next level.
+    """
+    if already_suggested or not ratings.ready_for_next(predicted, rated_answers):
         return None
     return next_level(level)

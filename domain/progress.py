@@ -7,8 +7,11 @@ from typing import Protocol, TypeVar
 
 
 class Total(Protocol):
-    answered: int
-    correct: int
+    @property
+    def answered(self) -> int: ...
+
+    @property
+    def correct(self) -> int: ...
 
 
 def percent(part: int, whole: int) -> int:

@@ -29,11 +29,21 @@ _DAY_NAMES = {
 _DAYS = {name: day for day, names in _DAY_NAMES.items() for name in names}
 _DAY_SETS = {
     "daily": EVERY_DAY, "everyday": EVERY_DAY, "every-day": EVERY_DAY,
+    "her-gün": EVERY_DAY, "hergün": EVERY_DAY, "her-gun": EVERY_DAY, "hergun": EVERY_DAY,
     "weekdays": 0b0011111, "workdays": 0b0011111, "hafta-içi": 0b0011111,
     "haftaiçi": 0b0011111, "hafta-ici": 0b0011111, "haftaici": 0b0011111,
     "weekend": 0b1100000, "weekends": 0b1100000, "hafta-sonu": 0b1100000,
     "haftasonu": 0b1100000,
 }
+# Two-word choices, as the bot prints them ("her gün", "hafta içi"): read as one word.
+_PHRASES = re.compile(r"\b(every|her|hafta)\s+(day|gün|gun|zaman|içi|ici|sonu)\b")
+
+
+def _words(args: list[str]) -> list[str]:
+    """Arguments as lower-case words, two-word choices joined and the bot's "–" read as "-"."""
+    text = " ".join(args).replace("İ", "i")  # Python lowers "İ" to "i" and a combining dot
+    text = _PHRASES.sub(r"\1-\2", text.lower().replace("–", "-"))
+    return text.split()
 
 
 @dataclass(frozen=True)
@@ -86,7 +96,7 @@ def parse_weekdays(text: str) -> int | None:
 
 def parse_request(args: list[str]) -> Schedule | str | None:
     """`/remind` arguments -> a Schedule, OFF, or None when they do not make sense."""
-    words = [w.lower() for w in args if w.strip()]
+    words = _words(args)
     if len(words) == 1 and words[0] in _OFF_WORDS:
         return OFF
     minute = None

@@ -7,9 +7,8 @@ import random
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import datetime, time, timedelta, tzinfo
 from typing import TypeVar
-from zoneinfo import ZoneInfo
 
 from domain.numbers import parse_number
 
@@ -229,7 +228,7 @@ def ranked(standings: Iterable[Standing]) -> list[tuple[int, Standing]]:
     return result
 
 
-def week_start(now: datetime, tz: ZoneInfo) -> datetime:
+def week_start(now: datetime, tz: tzinfo) -> datetime:
     """The start of the leaderboard week containing `now`: Monday 00:00 in `tz`, as UTC."""
     local = now.astimezone(tz)
     monday = local.date() - timedelta(days=local.weekday())

@@ -9,7 +9,10 @@ import difflib
 import re
 from datetime import timedelta, timezone, tzinfo
 from functools import lru_cache
+from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+import yaml
 
 from domain.numbers import parse_number
 
@@ -27,6 +30,18 @@ def _names() -> dict[str, str]:
     """Every IANA name tzdata knows, by its lower-case form."""
     return {name.lower(): name for name in available_timezones()
             if name.lower() not in _NOT_ZONES}
+
+
+@lru_cache(maxsize=1)
+def _links() -> dict[str, str]:
+    """Alias -> canonical name (`Asia/Istanbul` -> `Europe/Istanbul`), from tzdata's links."""
+    path = Path(__file__).with_name("timezone_links.yaml")
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+
+
+def canonical(name: str) -> str:
+    """The canonical IANA name for a zone name that is only a link (an old or alias name)."""
+    return _links().get(name, name)
 
 
 def default_timezone(language: str | None) -> str:
@@ -72,9 +87,11 @@ def parse(text: str) -> str | None:
         return offset_name(minutes)
     names = _names()
     if lowered in names:
-        return names[lowered]
-    cities = [name for key, name in names.items() if key.rsplit("/", 1)[-1] == lowered
-              and "/" in key and not key.startswith("etc/")]
+        return canonical(names[lowered])
+    # A city an alias names (Kiev, Calcutta) stands for its canonical zone.
+    cities = list(dict.fromkeys(canonical(name) for key, name in names.items()
+                                if key.rsplit("/", 1)[-1] == lowered
+                                and "/" in key and not key.startswith("etc/")))
     common = [name for name in cities if name in COMMON]  # Istanbul is in Europe and in Asia
     if len(common) == 1:
         return common[0]
@@ -82,22 +99,24 @@ def parse(text: str) -> str | None:
 
 
 def suggestions(text: str, limit: int = 3) -> list[str]:
-    """A few zone names close to a misspelt one (`Istambul` -> `Europe/Istanbul`)."""
+    """A few canonical zone names close to a misspelt one (`Istambul` -> `Europe/Istanbul`,
+    never its alias `Asia/Istanbul`)."""
     lowered = re.sub(r"\s+", "_", text.strip().lower())[:64]
     if not lowered:
         return []
-    names = _names()
-    regional = {key: name for key, name in names.items() if "/" in key
+    names, links = _names(), _links()
+    regional = {key: name for key, name in names.items() if "/" in key and name not in links
                 and not key.startswith(("etc/", "systemv/"))}
     by_city: dict[str, list[str]] = {}
-    for key, name in regional.items():
-        by_city.setdefault(key.rsplit("/", 1)[-1], []).append(name)
+    for key, name in names.items():  # an alias's city (Calcutta) suggests its canonical zone
+        if "/" in key and not key.startswith(("etc/", "systemv/")):
+            by_city.setdefault(key.rsplit("/", 1)[-1], []).append(canonical(name))
     found: list[str] = []
     for key in difflib.get_close_matches(lowered, list(regional), n=limit, cutoff=0.6):
         found.append(regional[key])
     city = lowered.rsplit("/", 1)[-1]
     for key in difflib.get_close_matches(city, list(by_city), n=limit, cutoff=0.6):
-        found.extend(sorted(by_city[key]))
+        found.extend(sorted(set(by_city[key])))
     unique = list(dict.fromkeys(found))
     return unique[:limit]
 

@@ -133,6 +133,7 @@ async def receive_upload(update: Update, context: CoachContext) -> None:
     """A question file from an admin: validate, import into the question folder, go live."""
     services = context.services
     message = update.effective_message
+    assert message is not None  # the handler's filter: a document in a private chat
     name = message.document.file_name or "upload"
     parsed = parse_caption(message.caption)
     if parsed is None:
@@ -159,7 +160,8 @@ async def receive_upload(update: Update, context: CoachContext) -> None:
             await reply(update, context.t("import-write-failed", name=name,
                                         error=exc.strerror or type(exc).__name__))
             return
-        bank, problems = (services.bank, [])
+        bank: Bank | None = services.bank
+        problems: list[str] = []
         if result.ok and result.files and not dry_run:
             bank, problems = await _reload(services)
     if result.holds_no_questions:

@@ -1,13 +1,19 @@
-"""/help, the command menu, and the fallbacks for unknown buttons, unknown commands and free text."""
+"""/help, the command menu, the bot's description, and the fallbacks for unknown buttons,
+unknown commands and free text."""
 
 from __future__ import annotations
 
-from telegram import BotCommand, Update
+import logging
+
+from telegram import Bot, BotCommand, BotCommandScopeChat, Update
+from telegram.error import TelegramError
 from telegram.ext import Application, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
 from bot.context import CoachContext, services_of
-from bot.texts import Texts
+from bot.texts import LANGUAGES, Texts
 from handlers.common import NEW_MESSAGES, reply
+
+log = logging.getLogger(__name__)
 
 COMMANDS = ("help",)
 
@@ -21,6 +27,34 @@ async def set_command_menu(app: Application) -> None:
     """The command menu in both languages (English is the default for everyone else)."""
     await app.bot.set_my_commands(menu(app, "en"))
     await app.bot.set_my_commands(menu(app, "tr"), language_code="tr")
+
+
+async def set_chat_menu(app: Application, bot: Bot, chat_id: int, lang: str) -> None:
+    """The menu of one private chat in the language its user chose with /language, which may
+    not be the language of their Telegram app. A failure only leaves the default menu."""
+    try:
+        await bot.set_my_commands(menu(app, lang), scope=BotCommandScopeChat(chat_id))
+    except TelegramError as exc:
+        log.warning("command menu for chat %s not set: %s", chat_id, exc.message)
+
+
+async def clear_chat_menu(bot: Bot, chat_id: int) -> None:
+    """Back to the default menu (after /deleteme, the chosen language is forgotten too)."""
+    try:
+        await bot.delete_my_commands(scope=BotCommandScopeChat(chat_id))
+    except TelegramError as exc:
+        log.warning("command menu for chat %s not cleared: %s", chat_id, exc.message)
+
+
+async def on_startup(app: Application) -> None:
+    """What an empty chat with the bot shows before /start, in both languages (English is
+    the default for everyone else)."""
+    texts = services_of(app).texts
+    for lang in LANGUAGES:
+        code = None if lang == "en" else lang
+        await app.bot.set_my_description(texts.t(lang, "bot-description"), language_code=code)
+        await app.bot.set_my_short_description(texts.t(lang, "bot-short-description"),
+                                               language_code=code)
 
 
 def command_lines(texts: Texts, lang: str, names: list[str]) -> str:

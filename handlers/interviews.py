@@ -93,7 +93,7 @@ async def start_new(update: Update, context: CoachContext, user: User, lang: str
                                     level=texts.t(lang, f"level-{user.level}")))
         return
     if interview.position == 0 and interview.message_id is None:
-        await reply(update, texts.t(lang, "interview-intro", total=interview.total,
+        await reply(update, texts.t(lang, "interview-intro", count=interview.total,
                                     field=bank.field_name(user.field, lang),
                                     level=texts.t(lang, f"level-{user.level}")))
     await ask_current(update, context, interview, lang)
@@ -181,7 +181,7 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
     question_id = interview.question_ids[position] if position < interview.total else None
     question = services.bank.questions.get(question_id or "")
     choice = grade(question, data.option) if question else None
-    if choice is None:
+    if question is None or choice is None:
         await query.answer(context.t("toast-expired"))
         return
     asked = interview.asked_at_ms if interview.position == position else None
@@ -200,7 +200,7 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
         + "\n\n" + context.t("interview-recorded", number=position + 1,
                            total=interview.total, chosen=render.option_label(choice.chosen)))
     after = await store.get_interview(services.db, interview_id=interview.id)
-    await ask_current(update, context, after, lang)
+    await ask_current(update, context, after or interview, lang)
 
 
 def report_text(context: CoachContext, interview: store.Interview, report: rules.Report,
@@ -211,7 +211,7 @@ def report_text(context: CoachContext, interview: store.Interview, report: rules
     lines = [texts.t(lang, "report-title", field=bank.field_name(interview.field, lang),
                      level=level)]
     if not report.complete:
-        lines.append(texts.t(lang, "report-partial", answered=report.answered, total=report.total))
+        lines.append(texts.t(lang, "report-partial", answered=report.answered, count=report.total))
     lines.append(texts.t(lang, "report-score", correct=report.correct, answered=report.answered,
                          percent=report.percent))
     lines.append(texts.t(lang, f"verdict-{report.verdict}", level=level))
@@ -229,7 +229,7 @@ def report_text(context: CoachContext, interview: store.Interview, report: rules
         lines.append(texts.t(lang, "report-slowest"))
         lines.extend(texts.t(lang, "report-slow-line", number=r.position + 1,
                              topic=bank.topic_name(interview.field, r.topic, lang),
-                             time=duration_text(context, lang, r.elapsed_ms),
+                             time=duration_text(context, lang, r.elapsed_ms or 0),
                              mark="✅" if r.is_correct else "❌")
                      for r in report.slowest)
     lines.append("")
@@ -238,7 +238,7 @@ def report_text(context: CoachContext, interview: store.Interview, report: rules
     else:
         lines.append(texts.t(lang, "report-compare", before=report.previous.percent,
                              now=report.percent, change=f"{report.change:+d}",
-                             date=report.previous.ended_at.astimezone(tz).strftime("%d.%m.%Y")))
+                             date=texts.date(lang, report.previous.ended_at.astimezone(tz).date())))
     return "\n".join(lines)
 
 

@@ -290,7 +290,8 @@ async def choose_jobmatch_field(update: Update, context: CoachContext) -> None:
     match = await pressed_match(context, user, data.match_id) if data else None
     rank = data.rank if data else None
     ranked = match.at(rank) if match and rank is not None else None
-    if match is None or ranked is None or ranked.field not in services.bank.fields:
+    if match is None or rank is None or ranked is None \
+            or ranked.field not in services.bank.fields:
         await query.answer(context.t("jd-toast-expired"))
         return
     await query.answer()
@@ -319,7 +320,8 @@ async def plan(update: Update, context: CoachContext) -> None:
     started = datetime.fromtimestamp(stored.started_at, UTC).astimezone(
         streaks.zone(user.timezone, user.language))
     lines = [context.t("plan-header", field=bank.field_name(stored.field, lang),
-                     level=level_name(context, lang, level), date=started.date().isoformat())]
+                     level=level_name(context, lang, level),
+                     date=context.services.texts.date(lang, started.date()))]
     progress = await store.plan_progress(services.db, plan=stored)
     topics = [t for t in stored.topics if bank.topic(stored.field, t)]
     for number, topic in enumerate(topics, start=1):
@@ -333,7 +335,7 @@ async def plan(update: Update, context: CoachContext) -> None:
         name = bank.topic_name(stored.field, topic, lang)
         if done is None:
             lines.append(context.t("plan-topic-new", number=number, topic=name,
-                                 total=len(ids)))
+                                 count=len(ids)))
         else:
             lines.append(context.t("plan-topic", number=number, topic=name,
                                  answered=done.answered,

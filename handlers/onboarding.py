@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from telegram import Update
+from telegram.constants import ChatType
 from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
 from bot import callbacks
 from bot.context import CoachContext
 from handlers.common import NEW_MESSAGES, button_rows, edit_or_ignore, keyboard, listing, reply
+from handlers.help import set_chat_menu
 from questions.model import LEVELS
 from storage.users import User, update_user
 
@@ -86,7 +88,16 @@ async def language(update: Update, context: CoachContext) -> None:
         await reply(update, context.t("bad-language", values="en, tr"))
         return
     await update_user(context.services.db, user_id=user.user_id, language=choice)
+    await follow_language(update, context, choice)  # before the reply: it confirms both
     await reply(update, texts.t(choice, "language-set"))
+
+
+async def follow_language(update: Update, context: CoachContext, choice: str) -> None:
+    """The chat's command menu in the language just chosen (private chats: a group's menu is
+    the group's)."""
+    chat = update.effective_chat
+    if chat is not None and chat.type == ChatType.PRIVATE:
+        await set_chat_menu(context.application, context.bot, chat.id, choice)
 
 
 async def field(update: Update, context: CoachContext) -> None:
@@ -134,6 +145,7 @@ async def choose_language(update: Update, context: CoachContext) -> None:
     if choice == user.language:
         return
     await update_user(context.services.db, user_id=user.user_id, language=choice)
+    await follow_language(update, context, choice)
     texts = context.services.texts
     await edit_or_ignore(context, query.message,
                          texts.t(choice, "choose-language", language=LANGUAGE_CHOICES[choice]),

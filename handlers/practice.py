@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -13,8 +14,9 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 from bot import callbacks
 from bot.context import CoachContext
 from bot.services import Services
-from domain import progress, review
+from domain import ratings, review
 from domain.grading import Grade, grade
+from handlers import flags
 from handlers.common import (
     NEW_MESSAGES,
     button_rows,
@@ -28,10 +30,11 @@ from handlers.common import (
 from handlers.onboarding import ask_next_choice
 from questions import render
 from questions.model import Question
-from questions.selection import choose_next, plan_pool
+from questions.selection import choose_adaptive, choose_next, last_topic, plan_pool
 from questions.topic_match import find_topic
 from services import answers
 from services.answers import Recorded
+from storage import ratings as rating_store
 from storage import review as review_store
 from storage.answers import seen_questions
 from storage.jobmatch import plan_topics
@@ -58,21 +61,31 @@ def answer_keyboard(question: Question, owner: int | None, on_topic: bool = Fals
 
 
 async def pick_question(services: Services, user: User, topic: str | None = None) -> Question | None:
-    """The next question for this user: now and then a due review, else from their field and
-    level (and topic, if given)."""
+    """The next question for this user: now and then a due review, else an unseen one from their
+    field and level (and topic, if given) pitched in the rating band, topics interleaved."""
     bank = services.bank
     if topic is None and review.mix_in_review(services.rng):
         due = await next_due_question(services, user.user_id)
         if due is not None:
             return due
-    pool = bank.pool(user.field, user.level, topic)
+    level: str | None = user.level
+    pool: Sequence[Question] = bank.pool(user.field, level, topic)
     if not pool and topic:
+        level = None
         pool = bank.pool(user.field, None, topic)  # a topic may not cover every level
     if topic is None:  # a job-ad plan (/jd) weights its topics
         pool = plan_pool(pool, await plan_topics(services.db, user_id=user.user_id,
                                                  field=user.field), services.rng)
     seen = await seen_questions(services.db, user_id=user.user_id)
-    return choose_next(pool, seen, services.rng)
+    if not user.field:
+        return choose_next(pool, seen, services.rng)
+    skill = await rating_store.user_rating(services.db, user_id=user.user_id, field=user.field)
+    rated = await rating_store.question_ratings(services.db, field=user.field, level=level)
+    # A plain /quiz interleaves topics: the next question comes from another topic.
+    return choose_adaptive(
+        pool, seen, services.rng,
+        user_rating=skill.rating if skill else ratings.user_prior(user.level), ratings=rated,
+        last_topic=last_topic(seen, bank.questions) if topic is None else None)
 
 
 async def next_due_question(services: Services, user_id: int) -> Question | None:
@@ -185,7 +198,7 @@ async def grade_tap(update: Update, context: CoachContext, *, question_key: str,
     user, lang = context.user, context.lang
     question = services.bank.by_key.get(question_key)
     choice = grade(question, option) if question else None
-    if choice is None or query.message is None:
+    if question is None or choice is None or query.message is None:
         await query.answer(context.t("toast-expired"))
         return None
     if owner is not None and owner != user.user_id:
@@ -225,18 +238,34 @@ def explanation_text(context: CoachContext, graded: Graded) -> str:
 
 
 async def suggest_level(update: Update, context: CoachContext, graded: Graded) -> None:
-    """Once per level: after enough good answers, offer the next level (a tap switches)."""
+    """Once per level: when the rating predicts a good score at the next level, offer it, say
+    why, and let the user switch or stay."""
     level_up = graded.recorded.level_up
     if level_up is None:
         return
     texts, lang = context.services.texts, graded.lang
+    level, target = (texts.t(lang, f"level-{name}") for name in (level_up.level, level_up.next))
+    low, high = (round(edge * 100) for edge in ratings.BAND)
     await own_keyboard(context, await reply(update, texts.t(
-        lang, "level-up-suggestion", answered=level_up.answered,
-        level=texts.t(lang, f"level-{level_up.level}"),
-        accuracy=progress.percent(level_up.correct, level_up.answered),
-        next=texts.t(lang, f"level-{level_up.next}")),
-        keyboard([[(texts.t(lang, "button-switch-level", level=texts.t(lang, f"level-{level_up.next}")),
-                    callbacks.LevelChoice(level_up.next).encode())]])))
+        lang, "level-up-suggestion", rating=level_up.rating, chance=level_up.chance, low=low,
+        high=high, level=level, next=target,
+        field=context.services.bank.field_name(graded.question.field, lang)),
+        keyboard([[(texts.t(lang, "button-switch-level", level=target),
+                    callbacks.LevelChoice(level_up.next).encode()),
+                   (texts.t(lang, "button-level-not-yet"),
+                    callbacks.LevelNotYet(level_up.level).encode())]])))
+
+
+async def stay_at_level(update: Update, context: CoachContext) -> None:
+    """`Not yet` under a level-up suggestion: keep the level, say how to move later."""
+    query = update.callback_query
+    data = callbacks.LevelNotYet.parse(query.data)
+    if data is None:
+        await query.answer(context.t("toast-expired"))
+        return
+    await query.answer()
+    await edit_or_ignore(context, query.message,
+                         context.t("level-not-yet", level=context.t(f"level-{data.level}")))
 
 
 async def receive_answer(update: Update, context: CoachContext) -> None:
@@ -251,8 +280,10 @@ async def receive_answer(update: Update, context: CoachContext) -> None:
         return
     texts, lang = context.services.texts, graded.lang
     next_data = callbacks.Next(graded.question.topic if data.on_topic else None).encode()
-    await own_keyboard(context, await reply(update, explanation_text(context, graded),
-                                            keyboard([[(texts.t(lang, "button-next"), next_data)]])))
+    await own_keyboard(context, await reply(
+        update, explanation_text(context, graded),
+        keyboard([[(texts.t(lang, "button-next"), next_data),
+                   flags.report_button(context, graded.question)]])))
     await suggest_level(update, context, graded)
 
 
@@ -260,4 +291,5 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("quiz", quiz, filters=NEW_MESSAGES))
     app.add_handler(CallbackQueryHandler(receive_answer, pattern=callbacks.Answer.pattern()))
     app.add_handler(CallbackQueryHandler(next_question, pattern=callbacks.Next.pattern()))
+    app.add_handler(CallbackQueryHandler(stay_at_level, pattern=callbacks.LevelNotYet.pattern()))
     app.add_handler(CallbackQueryHandler(pick_topic, pattern=callbacks.TopicPick.pattern()))

@@ -10,6 +10,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 from bot import callbacks
 from bot.context import CoachContext
 from handlers.common import NEW_MESSAGES, edit_or_ignore, keyboard, reply
+from handlers.help import clear_chat_menu
 from storage.privacy import erase_user
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,8 @@ async def confirm(update: Update, context: CoachContext) -> None:
     context.application.drop_user_data(user.id)
     log.info("erased user_id=%s (%d rows)", user.id, touched)
     await query.answer()
+    if update.effective_chat is not None and update.effective_chat.id == user.id:
+        await clear_chat_menu(context.bot, user.id)  # its language was the user's choice
     await edit_or_ignore(context, query.message, services.texts.t(lang, "deleteme-done"))
 
 

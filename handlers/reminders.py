@@ -10,6 +10,7 @@ import asyncio
 import logging
 import time
 from datetime import datetime, timedelta, tzinfo
+from typing import cast
 
 from telegram import InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
@@ -19,7 +20,7 @@ from telegram.ext import Application, CallbackQueryHandler, ChatMemberHandler, C
 from bot import callbacks, telegram_limits
 from bot.context import CoachContext, services_of
 from bot.texts import Html, Texts
-from domain import reminders, timezones
+from domain import reminders, streaks, timezones
 from domain.reminders import Schedule
 from handlers.common import (
     NEW_MESSAGES,
@@ -41,6 +42,9 @@ PRESET_TIMES = ("07:00", "08:00", "09:00", "12:30", "18:00", "20:00", "21:00", "
 
 # --- texts and keyboards -------------------------------------------------------------------
 
+DAY_SET_TEXTS = {0b0011111: "days-weekdays", 0b1100000: "days-weekend"}
+
+
 def hhmm(moment: datetime) -> str:
     return moment.strftime("%H:%M")
 
@@ -48,6 +52,8 @@ def hhmm(moment: datetime) -> str:
 def days_text(texts: Texts, lang: str, mask: int) -> str:
     if mask == reminders.EVERY_DAY:
         return texts.t(lang, "days-every")
+    if mask in DAY_SET_TEXTS:  # printed as /remind reads them back: "hafta içi", "weekdays"
+        return texts.t(lang, DAY_SET_TEXTS[mask])
     names = [texts.t(lang, f"weekday-{first}") if first == last else
              f"{texts.t(lang, f'weekday-{first}')}–{texts.t(lang, f'weekday-{last}')}"
              for first, last in reminders.weekday_runs(mask)]
@@ -65,6 +71,16 @@ def when_text(texts: Texts, lang: str, due: datetime, tz: tzinfo, now: datetime)
                    weekday=texts.t(lang, f"weekday-{local.weekday()}"))
 
 
+def next_sent(user: User, schedule: Schedule, due: datetime, tz: tzinfo,
+              now: datetime) -> datetime:
+    """The next reminder that will really go out: today's is skipped once the user practised."""
+    today = streaks.local_day(now, tz)
+    if (not schedule.always and user.last_active_day is not None
+            and user.last_active_day >= today and streaks.local_day(due, tz) <= today):
+        return reminders.next_occurrence(due, schedule, tz, sent_day=today)[1]
+    return due
+
+
 def status_text(context: CoachContext, user: User, lang: str,
                 reminder: store.Reminder | None) -> str:
     """What /remind shows: the setting, the zone it uses and the next reminder, or `off`."""
@@ -74,12 +90,13 @@ def status_text(context: CoachContext, user: User, lang: str,
     schedule = reminder.schedule
     zone = timezones.effective_name(user.timezone, user.language)
     tz = timezones.zone(user.timezone, user.language)
+    now = context.services.now()
+    next_due = next_sent(user, reminder.schedule, reminder.due_at, tz, now)
     return "\n".join([
         texts.t(lang, "remind-on", time=schedule.hhmm,
                 days=days_text(texts, lang, schedule.weekdays)),
         texts.t(lang, "remind-zone" if user.timezone else "remind-zone-default", zone=zone),
-        texts.t(lang, "remind-next", when=when_text(texts, lang, reminder.due_at, tz,
-                                                    context.services.now())),
+        texts.t(lang, "remind-next", when=when_text(texts, lang, next_due, tz, now)),
         texts.t(lang, "remind-rule-always") if schedule.always
         else texts.t(lang, "remind-rule-skip", time=schedule.hhmm),
     ])
@@ -101,11 +118,16 @@ def timezone_keyboard(names: list[str] | tuple[str, ...], current: str | None, p
     return keyboard(chunk(buttons, per_row))
 
 
-def reminder_message(texts: Texts, lang: str, streak: int,
-                     reviews: int) -> tuple[str, InlineKeyboardMarkup]:
-    nudge = (texts.t(lang, "reminder-nudge-keep", days=streak) if streak
-             else texts.t(lang, "reminder-nudge-start"))
-    text = texts.t(lang, "reminder", streak=streak, reviews=reviews, nudge=Html(nudge))
+def reminder_message(texts: Texts, lang: str, streak: int, reviews: int,
+                     practised_today: bool = False) -> tuple[str, InlineKeyboardMarkup]:
+    if practised_today:  # an `always` reminder: the streak is already safe today
+        nudge = texts.t(lang, "reminder-nudge-done")
+    elif streak:
+        nudge = texts.t(lang, "reminder-nudge-keep", days=streak)
+    else:
+        nudge = texts.t(lang, "reminder-nudge-start")
+    text = texts.t(lang, "reminder", streak=Html(texts.t(lang, "count-days", count=streak)),
+                   reviews=reviews, nudge=Html(nudge))
     # The same flow as /quiz: handlers/practice.next_question asks at once.
     markup = keyboard([[(texts.t(lang, "button-start-practice"), callbacks.Next().encode())]])
     return text, markup
@@ -192,8 +214,10 @@ async def timezone_changed(context: CoachContext, user: User, lang: str, name: s
     reminder = await store.get_reminder(services.db, user_id=user.user_id)
     if reminder and reminder.due_at:
         text += "\n" + texts.t(lang, "timezone-reminder", time=reminder.schedule.hhmm,
-                               when=when_text(texts, lang, reminder.due_at,
-                                              timezones.zone(name), services.now()))
+                               when=when_text(texts, lang, next_sent(
+                                   user, reminder.schedule, reminder.due_at,
+                                   timezones.zone(name), services.now()),
+                                   timezones.zone(name), services.now()))
     return text
 
 
@@ -258,7 +282,8 @@ async def send_reminder(context: CoachContext, due: store.DueReminder, reviews: 
     """Send one claimed reminder; True when Telegram accepted it."""
     services = context.services
     lang = services.language_for(due.language, None)
-    text, markup = reminder_message(services.texts, lang, due.streak, reviews)
+    text, markup = reminder_message(services.texts, lang, due.streak, reviews,
+                                    due.practised_today)
     try:
         # The limiter waits out 429s and retries what surely did not arrive (bot/telegram_limits.py).
         await context.bot.send_message(due.user_id, text, reply_markup=markup,
@@ -292,7 +317,8 @@ async def deliver_due(context: CoachContext) -> None:
     A burst (100,000 users at 09:00) keeps this run going at the rate limit; later ticks see
     the lock taken and return, so there is only ever one drain and one batch in memory.
     """
-    lock: asyncio.Lock = context.job.data
+    assert context.job is not None
+    lock = cast(asyncio.Lock, context.job.data)
     if lock.locked():
         return
     async with lock:

@@ -15,7 +15,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 from bot import callbacks
 from bot.context import CoachContext, services_of
 from domain import review
-from handlers import practice
+from handlers import flags, practice
 from handlers.common import NEW_MESSAGES, first_tap, keyboard, remove_buttons, reply
 from questions import render
 from storage import review as store
@@ -95,13 +95,12 @@ async def receive_review_answer(update: Update, context: CoachContext,
     texts, lang = services.texts, graded.lang
     body = practice.explanation_text(context, graded)
     left = await store.due_count(services.db, user_id=graded.user.user_id, now=services.now())
-    markup = None
+    row = [flags.report_button(context, graded.question)]
     if left:
-        markup = keyboard([[(texts.t(lang, "button-next-review", left=left),
-                             callbacks.Review().encode())]])
+        row.insert(0, (texts.t(lang, "button-next-review", left=left), callbacks.Review().encode()))
     else:
         body += "\n\n" + await nothing_due_text(context, graded.user.user_id, lang)
-    await reply(update, body, markup)
+    await reply(update, body, keyboard([row]))
     await practice.suggest_level(update, context, graded)
 
 

@@ -39,7 +39,7 @@ class RoundMessages:
     def __init__(self, texts: Texts, bank: Bank, lang: str) -> None:
         self.texts, self.bank, self.lang = texts, bank, lang
 
-    def t(self, key: str, **args: object) -> str:
+    def t(self, key: str, /, **args: object) -> str:
         return self.texts.t(self.lang, key, **args)
 
     def more(self, count: int) -> str:
@@ -63,7 +63,7 @@ class RoundMessages:
         return text
 
     def question(self, rnd: Round, position: int, question: Question, *,
-                 seconds_left: int | None = None, answered: int = 0) -> str:
+                 seconds_left: int | None = None, answered: int | None = None) -> str:
         status = (self.t("round-time-open", seconds=rnd.seconds) if seconds_left is None
                   else self.t("round-time-left", seconds=seconds_left, answered=answered))
         body = render.question_html(question, self.lang,
@@ -101,7 +101,7 @@ class RoundMessages:
     def standings_lines(self, standings: Sequence[Standing], *, rounds: bool) -> list[str]:
         key = "round-leader-line" if rounds else "round-score-line"
         return [self.t(key, medal=MEDALS.get(rank, ""), rank=rank, name=s.name, right=s.right,
-                       points=format_points(s.points, self.lang), rounds=s.rounds)
+                       points=format_points(s.points, self.lang), count=s.rounds)
                 for rank, s in ranked(standings)]
 
     def scoreboard(self, heading: str, standings: Sequence[Standing]) -> str:

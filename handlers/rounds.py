@@ -137,7 +137,7 @@ async def stop_command(update: Update, context: CoachContext) -> None:
         view = messages(context, rnd.language)
         standings = await store.round_standings(services.db, round_id=rnd.id)
         heading = view.t("round-stopped", name=actor_name(update), asked=asked,
-                         total=rnd.question_count)
+                         count=rnd.question_count)
         await reply(update, view.scoreboard(heading, standings))
         rounds.budget(chat.id).spend()
 
@@ -180,7 +180,8 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
     rnd, state = target if target else (None, None)
     question = services.bank.questions.get(state.question_id) if state else None
     choice = grade(question, key) if question else None
-    if rnd is None or rnd.chat_id != chat_id or choice is None or query.message is None:
+    if rnd is None or state is None or rnd.chat_id != chat_id or question is None \
+            or choice is None or query.message is None:
         await query.answer(context.t("round-toast-expired"))
         return
     now = services.now()

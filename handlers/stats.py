@@ -12,6 +12,7 @@ from telegram.ext import Application, CommandHandler
 from bot import charts
 from bot.context import CoachContext
 from bot.services import Services
+from bot.texts import Html
 from domain import activity, progress, streaks
 from handlers.common import NEW_MESSAGES, reply
 from storage import review
@@ -31,10 +32,11 @@ async def stats_text(services: Services, user_id: int, lang: str) -> str | None:
     texts, bank = services.texts, services.bank
     now = services.now()
     today = streaks.local_day(now, streaks.zone(user.timezone, user.language))
+    streak = streaks.current(user.last_active_day, user.streak_current, today)
     lines = [texts.t(lang, "stats", answered=user.answered, correct=user.correct,
                      accuracy=progress.percent(user.correct, user.answered),
-                     streak=streaks.current(user.last_active_day, user.streak_current, today),
-                     best=user.streak_best)]
+                     streak=Html(texts.t(lang, "count-days", count=streak)),
+                     best=Html(texts.t(lang, "count-days", count=user.streak_best)))]
     if user.group_answered:
         lines.append(texts.t(lang, "stats-group-answers", count=user.group_answered))
     due = await review.due_count(services.db, user_id=user_id, now=now)
@@ -58,7 +60,7 @@ def chart_labels(services: Services, lang: str) -> charts.ChartLabels:
         accuracy_title=texts.t(lang, "chart-accuracy-title", weeks=activity.WEEKS),
         answers_title=texts.t(lang, "chart-answers-title", days=activity.DAYS),
         right=texts.t(lang, "chart-right"), wrong=texts.t(lang, "chart-wrong"),
-        months=texts.t(lang, "chart-months").split())
+        months=texts.t(lang, "month-names").split())
 
 
 async def progress_chart(services: Services, user: User, lang: str) -> bytes:

@@ -87,6 +87,36 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_flags(args: argparse.Namespace) -> int:
+    """The open reports on questions (/flags), for the pack's author; reads the bot's database."""
+    import asyncio
+
+    from storage import flags
+    from storage.db import Database
+
+    path = Path(args.db)
+    if not path.is_file():
+        print(f"no database at {path}", file=sys.stderr)
+        return 1
+
+    async def read() -> list[flags.FlaggedQuestion]:
+        db = await Database.open(path)
+        try:
+            return await flags.open_flags(db)
+        finally:
+            await db.close()
+
+    flagged = asyncio.run(read())
+    for item in flagged:
+        reasons = ", ".join(f"{reason} x{count}" for reason, count in sorted(item.reasons.items()))
+        print(f"{item.question_id}\t{item.reports} open\t{reasons}")
+        for comment in item.comments:
+            print(f"    - {comment}")
+    print(f"{sum(f.reports for f in flagged)} open report(s) on {len(flagged)} question(s)",
+          file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m questions",
                                      description="Question bank tools")
@@ -118,6 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--format", choices=["csv"], default="csv")
     exp.add_argument("--out", required=True, metavar="FILE", help="the CSV file, or - for stdout")
     exp.set_defaults(func=cmd_export)
+    flg = sub.add_parser("flags", help="list the open reports on questions from a bot database")
+    flg.add_argument("--db", required=True, metavar="PATH", help="the bot's SQLite database")
+    flg.set_defaults(func=cmd_flags)
     return parser
 
 

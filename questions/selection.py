@@ -6,6 +6,7 @@ import random
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from domain import ratings as elo
 from questions.model import Question
 
 
@@ -25,6 +26,39 @@ def choose_next(pool: Sequence[Question], seen: Mapping[str, Seen], rng: random.
         return rng.choice(unseen)
     # Wrong answers come back before right ones; within each, the oldest first.
     return min(candidates, key=lambda q: (seen[q.id].last_is_correct, seen[q.id].last_answered_at))
+
+
+def choose_adaptive(pool: Sequence[Question], seen: Mapping[str, Seen], rng: random.Random, *,
+                    user_rating: float, ratings: Mapping[str, float],
+                    last_topic: str | None = None) -> Question | None:
+    """An unseen question whose predicted chance of a right answer sits in the band.
+
+    `ratings` holds the questions rated so far (others count at their level's prior). With
+    `last_topic` (a plain /quiz), another topic comes next when one has unseen questions, so
+    topics interleave instead of running one dry. Nothing in the band: the closest to it. Nothing
+    unseen: `choose_next` (the missed ones first, the oldest first).
+    """
+    unseen = [q for q in pool if q.id not in seen]
+    if not unseen:
+        return choose_next(pool, seen, rng)
+    if last_topic is not None:
+        unseen = [q for q in unseen if q.topic != last_topic] or unseen
+    chance = {q.id: elo.expected(user_rating, ratings[q.id] if q.id in ratings
+                                 else elo.question_prior(q.seniority, q.difficulty))
+              for q in unseen}
+    in_band = [q for q in unseen if elo.band_distance(chance[q.id]) == 0.0]
+    if in_band:
+        return rng.choice(in_band)
+    return min(unseen, key=lambda q: (elo.band_distance(chance[q.id]), rng.random()))
+
+
+def last_topic(seen: Mapping[str, Seen], questions: Mapping[str, Question]) -> str | None:
+    """The topic of the question answered last, if it is still in the bank."""
+    if not seen:
+        return None
+    latest = max(seen, key=lambda qid: seen[qid].last_answered_at)
+    question = questions.get(latest)
+    return question.topic if question else None
 
 
 # With a job-ad plan (/jd), about this share of questions come from the plan's topics.

@@ -1,7 +1,8 @@
 """Recording an answer: stored once, with everything it changes, in one transaction.
 
 Practice, review, interviews and group rounds all record through here: the answer row, its
-totals, the streak, the review card (FSRS) and the level totals, with the rules from domain/.
+totals, the streak, the review card (FSRS), the Elo ratings and the level totals, with the rules
+from domain/.
 """
 
 from __future__ import annotations
@@ -12,15 +13,17 @@ from datetime import UTC, date, datetime
 import aiosqlite
 from fsrs import Rating
 
-from domain import levels, review, streaks
+from domain import levels, ratings, review, streaks
 from domain.grading import Grade
 from questions.model import Question
 from storage import levels as level_store
+from storage import ratings as rating_store
 from storage import review as review_store
 from storage import users as user_store
 from storage.answers import NewAnswer, insert_answer
 from storage.db import Database
 from storage.levels import LevelUp
+from storage.ratings import Rated
 from storage.users import User
 
 # Answers from these flows may show the level-up suggestion right away (not mid-interview).
@@ -55,7 +58,8 @@ def new_answer(user: User, question: Question, choice: Grade, *, now: datetime, 
         topic=question.topic, level=question.seniority, chosen=choice.chosen,
         is_correct=choice.is_correct, answered_at=int(now.timestamp()), chat_id=chat_id,
         message_id=message_id, source=source, elapsed_ms=elapsed,
-        day=streaks.local_day(now, streaks.zone(user.timezone, user.language)))
+        day=streaks.local_day(now, streaks.zone(user.timezone, user.language)),
+        difficulty=question.difficulty)
 
 
 async def record(db: Database, answer: NewAnswer, *, today: date | None = None) -> Recorded:
@@ -86,7 +90,8 @@ async def record_in(conn: aiosqlite.Connection, answer: NewAnswer, *,
         in_group=answer.source == "group", streak=streak, best=best,
         active_day=max(last, today) if last else today)
     rating = await review_card(conn, answer, answer_id)
-    level_up = await count_level(conn, answer, activity)
+    skill = await update_ratings(conn, answer, activity)
+    level_up = await count_level(conn, answer, activity, skill)
     return Recorded(True, streak, best, streaks.milestone_reached(before, streak), rating,
                     level_up)
 
@@ -108,9 +113,32 @@ async def review_card(conn: aiosqlite.Connection, answer: NewAnswer, answer_id: 
     return rating
 
 
+async def update_ratings(conn: aiosqlite.Connection, answer: NewAnswer,
+                         activity: user_store.Activity) -> Rated | None:
+    """Move the user's rating in the field and the question's rating, on a first answer only
+    (a repeat measures memory of the question, not skill); the user's rating after it."""
+    if not await rating_store.is_first_answer(conn, user_id=answer.user_id,
+                                              question_id=answer.question_id):
+        return await rating_store.user_rating_in(conn, user_id=answer.user_id, field=answer.field)
+    user = (await rating_store.user_rating_in(conn, user_id=answer.user_id, field=answer.field)
+            or Rated(ratings.user_prior(activity.level if activity.field == answer.field
+                                        else answer.level), 0))
+    question = (await rating_store.question_rating_in(conn, question_id=answer.question_id)
+                or Rated(ratings.question_prior(answer.level, answer.difficulty), 0))
+    user_after, question_after = ratings.update(user.rating, user.answers, question.rating,
+                                                question.answers, answer.is_correct)
+    user = Rated(user_after, user.answers + 1)
+    await rating_store.save_ratings(
+        conn, user_id=answer.user_id, field=answer.field, user=user,
+        question_id=answer.question_id, level=answer.level,
+        question=Rated(question_after, question.answers + 1))
+    return user
+
+
 async def count_level(conn: aiosqlite.Connection, answer: NewAnswer,
-                      activity: user_store.Activity) -> LevelUp | None:
-    """Count the answer at its level; once per level, suggest the next one when earned."""
+                      activity: user_store.Activity, skill: Rated | None) -> LevelUp | None:
+    """Count the answer at its level; once per level, suggest the next one when the rating
+    predicts a score there inside the band."""
     totals = await level_store.count_level_answer(
         conn, user_id=answer.user_id, field=answer.field, level=answer.level,
         is_correct=answer.is_correct)
@@ -118,10 +146,16 @@ async def count_level(conn: aiosqlite.Connection, answer: NewAnswer,
     if (answer.source not in SUGGESTING_SOURCES or totals.suggested
             or (activity.field, activity.level) != (answer.field, answer.level)):
         return None
-    target = levels.suggestion(answer.level, totals.answered, totals.correct,
-                               already_suggested=False)
-    if target is None:
+    target = levels.next_level(answer.level)
+    if target is None or skill is None or skill.answers < ratings.SUGGEST_AFTER:
+        return None  # checked first: the level's mean rating is read only when it can matter
+    level_rating = (await rating_store.level_rating_in(conn, field=answer.field, level=target)
+                    or ratings.question_prior(target))
+    chance = ratings.expected(skill.rating, level_rating)
+    if levels.suggestion(answer.level, predicted=chance, rated_answers=skill.answers,
+                         already_suggested=False) is None:
         return None
     await level_store.mark_suggested(conn, user_id=answer.user_id, field=answer.field,
                                      level=answer.level)
-    return LevelUp(answer.level, target, totals.answered, totals.correct)
+    return LevelUp(answer.level, target, totals.answered, totals.correct,
+                   rating=round(skill.rating), chance=round(chance * 100))

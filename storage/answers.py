@@ -27,6 +27,7 @@ class NewAnswer:
     source: str = "practice"
     elapsed_ms: int | None = None
     day: date | None = None  # the user's local calendar day when they answered (their streak)
+    difficulty: int | None = None  # the question's 1-3, for its starting rating
 
 
 async def insert_answer(conn: aiosqlite.Connection, answer: NewAnswer) -> int | None:

@@ -11,12 +11,15 @@ from storage.db import fetch_row
 
 @dataclass(frozen=True)
 class LevelUp:
-    """Suggest `next` to a user who answered `answered` questions at `level`, `correct` right."""
+    """Suggest `next` to a user who answered `answered` questions at `level`, `correct` right,
+    whose rating `rating` predicts `chance` percent right at `next`."""
 
     level: str
     next: str
     answered: int
     correct: int
+    rating: int = 0
+    chance: int = 0
 
 
 @dataclass(frozen=True)

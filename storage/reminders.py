@@ -38,6 +38,7 @@ class DueReminder:
     due_day: date
     due_at: datetime
     streak: int
+    practised_today: bool = False  # an `always` reminder to someone who already practised
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,8 @@ async def claim_due(db: Database, *, now: datetime, limit: int) -> Claim:
                 due.append(DueReminder(
                     user_id=row["user_id"], language=row["language"], due_day=due_day,
                     due_at=due_at,
-                    streak=streaks.current(active, row["streak_current"], today)))
+                    streak=streaks.current(active, row["streak_current"], today),
+                    practised_today=active is not None and active >= today))
         await conn.executemany(
             "UPDATE reminders SET due_at = ?, due_day = ?, sent_day = ? WHERE user_id = ?",
             updates)

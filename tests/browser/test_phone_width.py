@@ -43,7 +43,7 @@ def test_the_message_list_scrolls_and_the_box_stays_in_view(playground, phone):
     layout = wait(phone, lambda d: (lay := d.execute_script(LAYOUT)) and on_newest(lay) and lay)
     assert layout["page"] <= layout["view"], layout  # the page itself does not scroll
     assert layout["list"] > layout["shown"] > 100, layout  # the list scrolls on its own
-    assert 0 <= layout["boxTop"] and layout["boxBottom"] <= layout["view"], layout
+    assert layout["boxTop"] >= 0 and layout["boxBottom"] <= layout["view"], layout
 
     phone.refresh()  # opening the chat again: on the newest message, the box in view
     wait(phone, lambda d: sum("/quiz" in t for t in bot_texts(d)) >= 4)

@@ -76,7 +76,7 @@ async def test_an_invalid_upload_lists_the_errors_and_changes_nothing(fake, bot)
     bank = bot.services.bank
     rows = [row("be-new-001", topic="t", correct="z"), row("be-new-002", topic="t", locale="xx")]
     [reply] = await upload(fake, admin, "bad.csv", csv_bytes(rows))
-    assert reply["text"].startswith("❌ \u2068bad.csv\u2069 was not imported: 2 problem(s). Nothing changed.")
+    assert reply["text"].startswith("❌ \u2068bad.csv\u2069 was not imported: 2 problems. Nothing changed.")
     assert "• bad.csv: row 2: correct key 'z' is not one of the options" in reply["text"]
     assert "• bad.csv: row 3: locale 'xx': use en or tr" in reply["text"]
     assert snapshot(bot.settings.questions_dir) == before
@@ -97,7 +97,7 @@ async def test_many_problems_are_cut_to_one_message(fake, bot):
     admin = fake.user(ADMIN, "Ada")
     rows = [row(f"be-x-{n:03d}", topic="t", seniority="expert" + "x" * 300) for n in range(200)]
     [reply] = await upload(fake, admin, "many.csv", csv_bytes(rows))
-    assert "200 problem(s)" in reply["text"] and "… +188" in reply["text"]
+    assert "200 problems" in reply["text"] and "… +188" in reply["text"]
     assert len(reply["text"]) < 4096
 
 

@@ -159,6 +159,7 @@ async def test_stop_gives_a_partial_report_and_compares_with_the_last_one(fake, 
     [report] = await say(fake, ada, "/interview stop")
     assert "Score: 0/1 (0%)" in report["text"]
     assert "100% → now 0% (-100 points)" in report["text"]
+    assert "Last interview (10 Mar 2026)" in report["text"]  # the one date format of English
     [msg] = await say(fake, ada, "/interview stop")
     assert "No interview is running" in msg["text"]
 
@@ -217,8 +218,8 @@ async def test_review_serves_due_cards_then_says_when_the_next_is_due(fake, coac
     assert missed[1].text("en").body in review2["text"] and "0 more due" in review2["text"]
     _, [done] = await tap(fake, ada, review2, button(fake, review2, missed[1].correct.upper()),
                           expect=1)
-    assert "Nothing is due for review" in done["text"] and "day(s)" in done["text"]
-    assert not fake.buttons(done)
+    assert "Nothing is due for review" in done["text"] and "in 1 day." in done["text"]
+    assert [t for row in fake.buttons(done) for t, _ in row] == ["⚑ Report"]  # no next review
     sources = await coach.services.db.fetchall(
         "SELECT source FROM answers WHERE user_id = ? ORDER BY id", (ada.id,))
     assert [r["source"] for r in sources] == ["practice", "practice", "review", "review"]
@@ -289,15 +290,18 @@ async def test_a_slow_chart_never_delays_another_users_tap(fake, coach, monkeypa
 async def test_level_up_is_suggested_once_and_one_tap_switches(fake, coach):
     ada = fake.user(2007, "Ada")
     await onboard(fake, ada)
+    # A strong rating on enough answers: Mid is predicted well inside the band.
     await coach.services.db.execute(
-        "INSERT INTO level_stats (user_id, field, level, answered, correct) VALUES (?, ?, ?, ?, ?)",
-        (ada.id, "backend", "junior", 39, 36))
+        "INSERT INTO user_ratings (user_id, field, rating, answers) VALUES (?, ?, ?, ?)",
+        (ada.id, "backend", 1800, 30))
     [question] = await say(fake, ada, "/quiz")
     asked = next(q for q in coach.services.bank.questions.values()
                  if q.key in fake.buttons(question)[0][0][1])
     _, [_, hint] = await tap(fake, ada, question, button(fake, question, asked.correct.upper()),
                              expect=2)
-    assert "40 Junior questions with 92% accuracy" in hint["text"] and "Mid" in hint["text"]
+    assert "Ready for Mid?" in hint["text"] and "Your rating in Backend is 18" in hint["text"]
+    assert "70–85% band" in hint["text"] and "stay at Junior" in hint["text"]
+    assert [t for t, _ in fake.buttons(hint)[0]] == ["Switch to Mid ▶", "Not yet"]
     _, [ready] = await tap(fake, ada, hint, button(fake, hint, "Switch to Mid"), expect=1)
     assert "Level set to Mid" in edited(fake, ada.id, hint)["text"]
     [question] = await say(fake, ada, "/quiz")
@@ -307,6 +311,39 @@ async def test_level_up_is_suggested_once_and_one_tap_switches(fake, coach):
     await tap(fake, ada, question, button(fake, question, asked.correct.upper()), expect=1)
     await say(fake, ada, "/help")
     assert len(fake.bot_messages(ada.id)) == before + 2  # the explanation and /help: no new hint
+
+
+async def test_not_yet_keeps_the_level_in_turkish_too(fake, coach):
+    ayse = fake.user(2017, "Ayşe", language_code="tr")
+    await onboard(fake, ayse)
+    await coach.services.db.execute(
+        "INSERT INTO user_ratings (user_id, field, rating, answers) VALUES (?, ?, ?, ?)",
+        (ayse.id, "backend", 1800, 30))
+    [question] = await say(fake, ayse, "/quiz")
+    _, [_, hint] = await tap(fake, ayse, question, fake.buttons(question)[0][0][1], expect=2)
+    assert "Mid seviyesine hazır mısın?" in hint["text"]
+    answer, _ = await tap(fake, ayse, hint, button(fake, hint, "Henüz değil"))
+    await fake.wait_until(lambda: "kalıyoruz" in edited(fake, ayse.id, hint).get("text", ""))
+    user = await coach.services.db.fetchone("SELECT level FROM users WHERE user_id = ?", (ayse.id,))
+    assert user["level"] == "junior"
+    junk, _ = await tap(fake, ayse, hint, "v1:vn:expert")
+    assert junk["text"]  # a forged level is answered, and changes nothing
+
+
+async def test_quiz_picks_the_question_in_the_rating_band(fake, coach):
+    bo = fake.user(2018, "Bo")
+    await onboard(fake, bo)
+    db = coach.services.db
+    await db.execute("INSERT INTO user_ratings (user_id, field, rating, answers) VALUES (?, ?, ?, ?)",
+                     (bo.id, "backend", 1450, 5))
+    # Every junior question far too hard (about 1% right) but one, at about 70%.
+    for q in coach.services.bank.pool("backend", "junior"):
+        await db.execute("INSERT INTO question_ratings (question_id, field, level, rating, answers)"
+                         " VALUES (?, ?, ?, ?, 10)",
+                         (q.id, q.field, q.seniority, 1300 if q.id == "coach-db-2" else 2250))
+    for _ in range(2):  # not luck: the same choice every time while it is unseen
+        [question] = await say(fake, bo, "/quiz")
+        assert "Databases question 2?" in question["text"]
 
 
 async def test_interview_is_for_private_chats_and_bad_arguments_are_explained(fake, coach):

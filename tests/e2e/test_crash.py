@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_process import start_bot_process
+from tests.e2e.test_process import start_bot_process, wait_polling
 
 USERS = 30
 
@@ -50,8 +50,9 @@ async def crash_once(fake, tmp_path: Path, kill_after: float) -> tuple[int, int]
         answered_before = {t for t in taps if fake.callback_queries[t].answer is not None}
         # PTB confirms fetched updates with its next getUpdates call, so taps that were in
         # flight may not come back; their buttons are still there, and the user taps again.
+        generation = fake.poll_generation
         process = await start_bot_process(fake, tmp_path, LOG_LEVEL="WARNING")
-        await fake.wait_for_call("getUpdates", 1, timeout=30)
+        await wait_polling(fake, after=generation)
         retaps = [fake.tap(fake.callback_queries[t].user, fake.callback_queries[t].message_id,
                            fake.callback_queries[t].data)
                   for t in taps if t not in answered_before]

@@ -12,8 +12,7 @@ import pytest
 
 from bot.logs import setup_logging
 from fake_telegram import FakeTelegram
-from questions.cli import BUNDLED
-from questions.loader import Bank, load_bank
+from questions.loader import Bank
 from tests.conftest import TEST_TOKEN
 from tests.e2e.conftest import button, say, tap
 from tests.e2e.harness import BotRunner
@@ -25,14 +24,10 @@ PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
                     "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
 
 
-@pytest.fixture(scope="module")
-def bundled() -> Bank:
-    return load_bank(BUNDLED)
-
-
 @pytest.fixture
-async def bot(fake: FakeTelegram, tmp_path: Path, bundled: Bank) -> AsyncIterator[BotRunner]:
-    runner = BotRunner(fake, tmp_path, bank=bundled)
+async def bot(fake: FakeTelegram, tmp_path: Path,
+              bundled_bank: Bank) -> AsyncIterator[BotRunner]:
+    runner = BotRunner(fake, tmp_path, bank=bundled_bank)
     await runner.start()
     yield runner
     await runner.stop()
@@ -88,6 +83,7 @@ async def test_an_ad_is_matched_and_use_this_starts_a_plan(fake, bot):
 
     [plan] = await say(fake, ada, "/plan")
     assert "Your plan: Backend" in plan["text"] and "not practised yet" in plan["text"]
+    assert "since 10 Mar 2026" in plan["text"]  # the same date format as everywhere in English
     _, [question] = await tap(fake, ada, used, "v1:n", expect=1)
     await tap(fake, ada, question, fake.buttons(question)[0][0][1], expect=1)
     [plan] = await say(fake, ada, "/plan")

@@ -10,7 +10,6 @@ from fake_telegram import FakeTelegram, playground
 from tests.conftest import TEST_BANK
 from tests.emulator.test_webchat import Page
 from tests.playground_process import PlaygroundProcess
-from tests.shared_files import API_SPEC
 
 ADA, AYSE, BOB = 1001, 1002, 1003
 
@@ -83,7 +82,7 @@ async def test_turkish_user_and_the_group_with_another_user(fake, bot, page):
     seen = {(m["chat_id"], m["from"]["first_name"]) for m in (await page.events(ADA))["messages"]}
     assert seen == {(playground.GROUP_ID, "Bob"), (playground.GROUP_ID, "Coach Test Bot")}
     menu = (await page.get("chats", user=AYSE))["chats"][0]["menu"]
-    assert menu[0] == {"command": "start", "description": "Başla; dil, alan ve seviye seç"}
+    assert menu[0] == {"command": "start", "description": "Başla: dil, alan ve seviye seç"}
 
 
 def test_play_needs_no_token_and_cleans_up(tmp_path):

@@ -88,12 +88,12 @@ async def test_turkish_user_gets_turkish(fake, bot):
     assert any("Ön yüz" in t for row in fake.buttons(field_msg) for t, _ in row)
     _, [level_msg] = await tap(fake, ayse, field_msg, button(fake, field_msg, "Backend"), expect=1)
     _, [ready] = await tap(fake, ayse, level_msg, button(fake, level_msg, "Junior"), expect=1)
-    assert "Hazırız" in ready["text"]
+    assert "Her şey hazır" in ready["text"]
     [question] = await say(fake, ayse, "/quiz")
     assert any(w in question["text"] for w in ("Hangi", "Bu yanıt", "tüketici"))
     answer, [explanation] = await tap(fake, ayse, question, fake.buttons(question)[0][0][1],
                                       expect=1)
-    assert answer["text"].startswith(("✅ Doğru", "❌ Olmadı"))
+    assert answer["text"].startswith(("✅ Doğru", "❌ Yanlış"))
     assert fake.buttons(explanation)[0][0][0] == "Sonraki ▶"
     [stats] = await say(fake, ayse, "/stats")
     assert "Cevaplanan: 1" in stats["text"]

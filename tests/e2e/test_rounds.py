@@ -62,15 +62,22 @@ def current(fake, message) -> dict:
     return next(m for m in fake.bot_messages(GROUP) if m["message_id"] == message["message_id"])
 
 
-async def wait_for_question(fake, number: int, timeout: float = 10) -> dict:  # noqa: ASYNC109
-    await fake.wait_until(lambda: len(round_questions(fake)) >= number, timeout=timeout)
+async def wait_for_question(runner: BotRunner, number: int,
+                            timeout: float = 10) -> dict:  # noqa: ASYNC109
+    """Let the round's time pass (the test clock, not the real one) until question `number`."""
+    fake = runner.fake
+    await runner.let_time_pass(lambda: len(round_questions(fake)) >= number, timeout=timeout)
     return round_questions(fake)[number - 1]
 
 
-async def wait_for_text(fake, needle: str, timeout: float = 10) -> dict:  # noqa: ASYNC109
-    return await fake.wait_until(
-        lambda: next((m for m in fake.bot_messages(GROUP) if needle in m.get("text", "")), None),
-        timeout=timeout)
+async def wait_for_text(runner: BotRunner, needle: str,
+                        timeout: float = 10) -> dict:  # noqa: ASYNC109
+    """Let the round's time pass until a group message contains `needle`; returns it."""
+    return await runner.let_time_pass(lambda: find_text(runner.fake, needle), timeout=timeout)
+
+
+def find_text(fake, needle: str) -> dict | None:
+    return next((m for m in fake.bot_messages(GROUP) if needle in m.get("text", "")), None)
 
 
 # Button data by message id, kept from when each question was first seen: after the reveal
@@ -107,7 +114,7 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     clock = rounds_bot.clock
     [announcement, first] = await group_says(fake, team.ada, "/round 2 2", expect=2)
     assert "Quiz round" in announcement["text"] and "started by \u2068Ada\u2069" in announcement["text"]
-    assert "2 question(s), 2 s each" in announcement["text"]
+    assert "2 questions, 2 s each" in announcement["text"]
     assert "Question 1/2" in first["text"] and "2 s to answer" in first["text"]
     question = await asked(rounds_bot, fake, first)
     right, wrong = question.correct.upper(), wrong_letter(question)
@@ -121,7 +128,7 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     assert await group_tap(fake, team.bob, first, right) == \
         f"Your answer is already locked in: {wrong}"
     clock.advance(seconds=0.3)
-    assert await group_tap(fake, team.cem, first, right) == f"🔒 Cevabın kilitlendi: {right}"
+    assert await group_tap(fake, team.cem, first, right) == f"🔒 Cevabın alındı: {right}"
     # A member who joined after the question was sent plays too; forged data is refused.
     dee = fake.user(3005, "Dee")
     fake.add_member(GROUP, dee)
@@ -133,7 +140,7 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     assert not any(name in m["text"] for m in fake.bot_messages(GROUP)
                    for name in ("Bob", "Cem", "Dee"))
 
-    results = await wait_for_text(fake, "Got it right")
+    results = await wait_for_text(rounds_bot, "Got it right")
     revealed = current(fake, first)
     assert not revealed.get("reply_markup")
     assert f"Answer: {right}" in revealed["text"] and "4 answered, 2 right" in revealed["text"]
@@ -143,9 +150,9 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     assert "Bob" not in results["text"]
     assert await group_tap(fake, team.bob, first, right) == "⌛ Time's up: this question is closed."
 
-    second = await wait_for_question(fake, 2)
+    second = await wait_for_question(rounds_bot, 2)
     assert "Question 2/2" in second["text"]
-    board = await wait_for_text(fake, "Round over")
+    board = await wait_for_text(rounds_bot, "Round over")
     assert "Nobody got this one." in fake.bot_messages(GROUP)[-2]["text"]
     assert board["text"].splitlines()[1:] == [
         "🥇 1. \u2068Ada\u2069 · 1 right · 1.45 pts", "🥈 2. \u2068Cem\u2069 · 1 right · 1.38 pts",
@@ -153,7 +160,7 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     # A new round may start once the last one is over.
     [again, _] = await group_says(fake, team.bob, "/round 1 1", expect=2)
     assert "started by \u2068Bob\u2069" in again["text"]
-    await wait_for_text(fake, "Nobody answered this time.")
+    await wait_for_text(rounds_bot, "Nobody answered this time.")
 
 
 async def test_ties_share_a_rank_and_group_answers_count_in_personal_stats(fake, team,
@@ -163,7 +170,7 @@ async def test_ties_share_a_rank_and_group_answers_count_in_personal_stats(fake,
     for member in (team.ada, team.cem):
         await group_tap(fake, member, first, question.correct.upper())
     await group_tap(fake, team.bob, first, wrong_letter(question))
-    board = await wait_for_text(fake, "Round over")
+    board = await wait_for_text(rounds_bot, "Round over")
     assert board["text"].splitlines()[1:] == [
         "🥇 1. \u2068Ada\u2069 · 1 right · 1.50 pts", "🥇 1. \u2068Cem\u2069 · 1 right · 1.50 pts",
         "🥉 3. \u2068Bob\u2069 · 0 right · 0.00 pts"]
@@ -198,7 +205,7 @@ async def test_stop_is_for_the_starter_and_admins(fake, team, rounds_bot):
     [refused] = await group_says(fake, team.bob, "/stop")
     assert "only whoever started the round or a group admin" in refused["text"]
     [board] = await group_says(fake, team.admin, "/stop")
-    assert board["text"].startswith("⏹ Round stopped by \u2068Ana\u2069 after 1 of 3 question(s).")
+    assert board["text"].startswith("⏹ Round stopped by \u2068Ana\u2069 after 1 of 3 questions.")
     assert "1. \u2068Bob\u2069 · 1 right · 1.50 pts" in board["text"]
     closed = current(fake, first)
     assert not closed.get("reply_markup") and "Answer:" in closed["text"]
@@ -218,21 +225,21 @@ async def test_leaderboard_all_time_and_this_week(fake, team, rounds_bot):
     for _ in range(2):
         before = len(round_questions(fake))
         await group_says(fake, team.ada, "/round 1 1", expect=2)
-        first = await wait_for_question(fake, before + 1)
+        first = await wait_for_question(rounds_bot, before + 1)
         question = await asked(rounds_bot, fake, first)
         await group_tap(fake, team.ada, first, question.correct.upper())
         await group_tap(fake, team.bob, first, wrong_letter(question))
-        await fake.wait_until(lambda: "Round over" in fake.bot_messages(GROUP)[-1]["text"])
+        await rounds_bot.let_time_pass(lambda: "Round over" in fake.bot_messages(GROUP)[-1]["text"])
     [board] = await group_says(fake, team.ada, "/leaderboard")
     text = board["text"]
     assert text.startswith("🏆 Leaderboard · Interview Prep")
     week, all_time = text.split("All time")
-    assert "🥇 1. \u2068Ada\u2069 · 3.00 pts · 2 round(s)" in week
-    assert "🥈 2. \u2068Bob\u2069 · 0.00 pts · 2 round(s)" in week
-    assert "🥇 1. \u2068Ada\u2069 · 3.00 pts · 2 round(s)" in all_time
+    assert "🥇 1. \u2068Ada\u2069 · 3.00 pts · 2 rounds" in week
+    assert "🥈 2. \u2068Bob\u2069 · 0.00 pts · 2 rounds" in week
+    assert "🥇 1. \u2068Ada\u2069 · 3.00 pts · 2 rounds" in all_time
     rounds_bot.clock.advance(days=8)
     [board] = await group_says(fake, team.cem, "/leaderboard")  # in Cem's Turkish
-    week, all_time = board["text"].split("Tüm zamanlar")
+    week, all_time = board["text"].split("Bugüne kadar")
     assert "🥇 1. \u2068Ada\u2069 · 3,00 puan · 2 tur" in all_time
     assert "Bu hafta henüz tur oynanmadı." in week
     [board] = await group_says(fake, team.ada, "/leaderboard")
@@ -248,13 +255,13 @@ async def test_group_settings_are_for_admins_and_choose_the_questions(fake, team
     [msg] = await group_says(fake, team.admin, "/level junior")
     assert "Junior" in msg["text"]
     [msg] = await group_says(fake, team.admin, "/language tr")
-    assert msg["text"] == "🌐 Bu grubun turları artık Türkçe."
+    assert msg["text"] == "🌐 Bu grubun turları artık şu dilde: Türkçe."
     [msg] = await group_says(fake, team.bob, "/level")
     assert "Ön yüz" in msg["text"] and "Junior" in msg["text"]
     [announcement, first] = await group_says(fake, team.ada, "/round 1 1", expect=2)
-    assert "Bilgi yarışması turu" in announcement["text"]
+    assert "bilgi yarışması turu başlattı: 1 soru, soru başına 1 sn" in announcement["text"]
     assert "flex" in first["text"] and "Soru 1/1" in first["text"]
-    await wait_for_text(fake, "Tur bitti")
+    await wait_for_text(rounds_bot, "Tur bitti")
     # Private choices are untouched by the group's.
     user = await rounds_bot.services.db.fetchone(
         "SELECT field, language FROM users WHERE user_id = ?", (team.admin.id,))
@@ -272,9 +279,9 @@ async def test_restart_resumes_a_question_with_time_left(fake, team, tmp_path):
         # Taps keep working across the restart; the question is revealed when its time is up.
         assert await group_tap(fake, team.bob, first, question.correct.upper()) == \
             f"🔒 Locked in: {question.correct.upper()}"
-        await wait_for_text(fake, "Got it right")
+        await wait_for_text(runner, "Got it right")
         assert "2 answered, 2 right" in current(fake, first)["text"]
-        board = await wait_for_text(fake, "Round over")
+        board = await wait_for_text(runner, "Round over")
         assert "\u2068Ada\u2069 · 1 right" in board["text"] and "\u2068Bob\u2069 · 1 right" in board["text"]
         assert len(round_questions(fake)) == 2
     finally:
@@ -292,10 +299,10 @@ async def test_restart_after_the_time_ran_out_reveals_and_carries_on(fake, team,
         await runner.stop()
         runner.clock.advance(minutes=5)  # the bot was down past the deadline
         await runner.start()
-        results = await wait_for_text(fake, "Got it right", timeout=5)
+        results = await wait_for_text(runner, "Got it right", timeout=5)
         assert "1. \u2068Cem\u2069" in results["text"]
         assert not current(fake, first).get("reply_markup")
-        second = await wait_for_question(fake, 2)
+        second = await wait_for_question(runner, 2)
         assert fake.buttons(second)  # the round carried on with its next question
         [board] = await group_says(fake, team.ada, "/stop")
         assert "\u2068Cem\u2069 · 1 right · 1.50 pts" in board["text"]
@@ -311,9 +318,10 @@ async def test_countdown_edits_and_the_send_budget(fake, team, tmp_path):
         [_, first] = await group_says(fake, team.ada, "/round 2 3", expect=2)
         question = await asked(runner, fake, first)
         await group_tap(fake, team.ada, first, question.correct.upper())
+        runner.elapse(seconds=1)  # the first countdown edit is due: 2 s left
         await fake.wait_until(lambda: "1 answered" in current(fake, first)["text"], timeout=5)
         assert "s left" in current(fake, first)["text"]
-        await wait_for_text(fake, "Round over")
+        await wait_for_text(runner, "Round over")
     finally:
         await runner.stop()
     edits = [c for c in fake.calls_to("editMessageText") if c.ok]
@@ -396,10 +404,13 @@ async def test_a_five_question_round_stays_under_twenty_a_minute(tmp_path, secon
         try:
             await group_says(fake, members[0], f"/round 5 {seconds}", expect=2)
             for number in range(1, 6):
-                message = await wait_for_question(fake, number, timeout=seconds + 60)
+                await fake.wait_until(lambda n=number: len(round_questions(fake)) >= n,
+                                      timeout=seconds + 60)
+                message = round_questions(fake)[number - 1]
                 for member in members:
                     await group_tap(fake, member, message, "A")
-            await wait_for_text(fake, "Round over", timeout=seconds * 5 + 120)
+            await fake.wait_until(lambda: find_text(fake, "Round over"),
+                                  timeout=seconds * 5 + 120)
         finally:
             await runner.stop()
         busiest = fake.stats.max_per_minute(GROUP)
@@ -422,18 +433,20 @@ async def round_status(runner: BotRunner) -> str | None:
 
 async def test_failing_sends_are_retried_and_a_lost_group_ends_the_round(fake, team, rounds_bot,
                                                                          monkeypatch):
+    from bot import telegram_limits
     from services import rounds as round_service
 
     monkeypatch.setattr(round_service, "RETRY_SECONDS", 0.1)
+    monkeypatch.setattr(telegram_limits, "NETWORK_BACKOFF", 0.01)  # the request layer's retries
     # Telegram down for longer than the request layer's own retries: the round waits it out.
     fake.fail_next("sendMessage", 502, times=4, chat_id=GROUP)
     [first] = await group_says(fake, team.ada, "/round 2 1")  # the announcement failed
     assert "Question 1/2" in first["text"]
-    second = await wait_for_question(fake, 2)
+    second = await wait_for_question(rounds_bot, 2)
     # Then the bot is removed from the group: the round ends instead of retrying forever.
     fake.fail_next("sendMessage", 403, "Forbidden: bot was kicked from the supergroup chat",
                    chat_id=GROUP)
-    await fake.wait_until(lambda: _is(round_status(rounds_bot), "stopped"), timeout=10)
+    await rounds_bot.let_time_pass(lambda: _is(round_status(rounds_bot), "stopped"), timeout=10)
     assert not current(fake, second).get("reply_markup")  # the reveal edit still went through
     [again, _] = await group_says(fake, team.bob, "/round 1 1", expect=2)
     assert "started by \u2068Bob\u2069" in again["text"]
@@ -451,11 +464,11 @@ async def test_two_groups_play_at_the_same_time(fake, team, rounds_bot):
     theirs = (await fake.wait_for_bot_messages(other, 2))[1]
     ours = round_questions(fake)[0]
     # A button from one group's question means nothing in the other group's round.
-    assert await group_tap(fake, team.cem, ours, "A") == "🔒 Cevabın kilitlendi: A"
+    assert await group_tap(fake, team.cem, ours, "A") == "🔒 Cevabın alındı: A"
     answer, _ = await tap(fake, team.cem, theirs, letter_data(fake, ours, "B"), chat_id=other)
     assert answer["text"] == "Bu tur bitti. /round ile yenisini başlat."
-    await wait_for_text(fake, "Round over")
-    await fake.wait_until(lambda: "Round over" in fake.bot_messages(other)[-1]["text"])
+    await wait_for_text(rounds_bot, "Round over")
+    await rounds_bot.let_time_pass(lambda: "Round over" in fake.bot_messages(other)[-1]["text"])
     assert "Cem" in fake.bot_messages(GROUP)[-1]["text"]
     assert "Nobody answered" in fake.bot_messages(other)[-1]["text"]
 
@@ -477,11 +490,11 @@ async def test_a_round_follows_its_group_to_the_new_supergroup(fake, team, round
         (m for m in fake.bot_messages(new) if "Question 1/2" in m["text"]), None))
     assert await group_tap_in(fake, team.bob, again, "A", new) == \
         f"Your answer is already locked in: {question.correct.upper()}"
-    board = await fake.wait_until(lambda: next(
+    board = await rounds_bot.let_time_pass(lambda: next(
         (m for m in fake.bot_messages(new) if "Round over" in m["text"]), None), timeout=10)
     assert "\u2068Bob\u2069 · 1 right" in board["text"]
     assert any("Question 2/2" in m["text"] for m in fake.bot_messages(new))
-    await fake.wait_until(lambda: _is(round_status(rounds_bot), "finished"))
+    await rounds_bot.let_time_pass(lambda: _is(round_status(rounds_bot), "finished"))
 
 
 async def group_tap_in(fake, user, message, letter, chat_id):
@@ -510,7 +523,7 @@ async def test_a_group_upgrade_found_through_a_failed_send_moves_the_round(fake,
 
 async def test_removing_the_bot_ends_its_round_at_once(fake, team, rounds_bot, caplog):
     [announcement] = await group_says(fake, team.ada, "/round 3 30")
-    await wait_for_question(fake, 1)
+    await wait_for_question(rounds_bot, 1)
     calls_before = len(fake.calls)
     fake.add_member(GROUP, fake.me, "kicked", notify=True)
     await fake.wait_until(lambda: _is(round_status(rounds_bot), "stopped"), timeout=5)

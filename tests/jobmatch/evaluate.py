@@ -10,7 +10,6 @@ import argparse
 import statistics
 import time
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 import yaml
@@ -22,12 +21,6 @@ from questions.loader import load_bank
 ADS = Path(__file__).with_name("ads.yaml")
 # Summaries of the evaluations run by the tests, shown at the end of the run (conftest.py).
 REPORTS: list[str] = []
-
-
-@cache
-def bundled_matcher() -> Matcher:
-    """The matcher of the bundled bank, built once per test run."""
-    return build_matcher(load_bank(BUNDLED))
 
 
 def load_ads(path: Path = ADS) -> list[dict]:

@@ -6,16 +6,14 @@ from collections import Counter
 
 import pytest
 
-from domain.jobmatch import Matcher
-from questions.cli import BUNDLED
-from questions.loader import load_bank
+from domain.jobmatch import Matcher, matcher_for
 from questions.model import LEVELS
-from tests.jobmatch.evaluate import REPORTS, bundled_matcher, evaluate, load_ads
+from tests.jobmatch.evaluate import REPORTS, evaluate, load_ads
 
 
 @pytest.fixture
-def matcher() -> Matcher:
-    return bundled_matcher()
+def matcher(bundled_bank) -> Matcher:
+    return matcher_for(bundled_bank)
 
 
 def test_accuracy_on_the_labelled_ads(matcher):
@@ -26,14 +24,14 @@ def test_accuracy_on_the_labelled_ads(matcher):
     assert report.rejection == 1.0, report.summary()
 
 
-def test_the_labelled_set_covers_what_the_issue_asks():
+def test_the_labelled_set_covers_what_the_issue_asks(bundled_bank):
     ads = load_ads()
     assert len(ads) >= 40
     assert len({ad["id"] for ad in ads}) == len(ads)
     languages = Counter(ad["lang"] for ad in ads)
     assert languages["en"] == languages["tr"] == len(ads) // 2
     fields = Counter(ad["field"] for ad in ads if ad["field"])
-    bank_fields = set(load_bank(BUNDLED).fields)
+    bank_fields = set(bundled_bank.fields)
     assert set(fields) == bank_fields and min(fields.values()) >= 3, fields
     assert {ad["level"] for ad in ads if ad["field"]} == set(LEVELS)
     off_topic = [ad for ad in ads if ad["field"] is None]

@@ -117,3 +117,21 @@ def test_the_validator_refuses_explanations_that_name_option_letters(explanation
     # Code and program output are not option references.
     QuestionText(body="Q?", options={"a": "x", "b": "y"},
                  explanation="`f.bind(c)` returns a new function; the log shows (A, D).")
+
+
+def test_every_question_of_a_reviewed_field_has_its_blind_review_on_record(bank):
+    """Fields with a reviews/ folder keep, per pack, the blind answers and the record, and
+    every question of the pack (new and old) appears in both."""
+    import yaml
+
+    for field_dir in sorted(p for p in BUNDLED.iterdir() if (p / "reviews").is_dir()):
+        field = bank.fields[field_dir.name]
+        for topic_key, topic in field.topics.items():
+            answers = field_dir / "reviews" / f"{topic_key}.answers.txt"
+            record = field_dir / "reviews" / f"{topic_key}.md"
+            assert answers.is_file() and record.is_file(), f"{field_dir.name}/{topic_key}"
+            blind = yaml.safe_load(answers.read_text(encoding="utf-8")) or {}
+            text = record.read_text(encoding="utf-8")
+            for qid in topic.question_ids:
+                assert qid in blind, f"{qid}: no blind answer"
+                assert qid in text, f"{qid}: not in the review record"

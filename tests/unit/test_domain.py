@@ -97,6 +97,9 @@ def test_callback_data_round_trip_and_limits():
     "v1:d:yes:12a",                    # owner not a number
     "v1:r:2561",                       # no such time
     "v1:l:de",                         # no such language
+    "v1:fl:0123456789:spam",           # no such report reason
+    "v1:fx:x:1",                       # neither fixed nor dismissed
+    "v1:vn:expert",                    # no such level
 ])
 def test_callback_schemas_refuse_what_our_buttons_never_carry(data):
     assert all(kind.parse(data) is None for kind in callbacks.KINDS)
@@ -113,6 +116,8 @@ def test_every_callback_kind_round_trips_within_64_bytes():
         callbacks.Review("0123456789", "a"), callbacks.Review(),
         callbacks.DeleteMe("yes", 999999999999), callbacks.JobMatchAction("u", 1, 4),
         callbacks.JobMatchField(999999999999, 11), callbacks.RoundAnswer(999999999999, 19, "c"),
+        callbacks.Flag("0123456789"), callbacks.Flag("0123456789", "outdated"),
+        callbacks.FlagResolve("d", 999999999999), callbacks.LevelNotYet("mid"),
     ]
     for sample in samples:
         data = sample.encode()

@@ -16,11 +16,12 @@ from domain.jobmatch import (
     read_text_file,
     stem,
     tokenize,
+    word_forms,
 )
 from questions.loader import load_bank
 from questions.selection import PLAN_SHARE, plan_pool
 from tests.conftest import TEST_BANK
-from tests.jobmatch.evaluate import bundled_matcher, load_ads
+from tests.jobmatch.evaluate import load_ads
 
 
 def terms(text: str) -> list[str]:
@@ -110,8 +111,8 @@ def test_text_files_decode_from_common_encodings():
 
 
 @pytest.fixture
-def matcher() -> Matcher:
-    return bundled_matcher()
+def matcher(bundled_bank) -> Matcher:
+    return matcher_for(bundled_bank)  # built once per run, shared with the other job-ad tests
 
 
 def ad_text(ad_id: str) -> str:
@@ -128,6 +129,30 @@ def test_a_match_names_the_field_topics_and_the_ads_own_words(matcher):
     assert "GitHub Actions" in topics["ci-cd"] and "AWS" in topics["cloud-services-cost"]
     text = ad_text("devops-en-senior-k8s")
     assert all(word in " ".join(text.split()) for t in result.best.topics for word in t.words)
+
+
+OIDC_AD = """Senior Backend Engineer (Python)
+We build our APIs in Python with Django and PostgreSQL. You will own authentication with OAuth 2.0
+and OpenID Connect, design REST APIs, write SQL and tune indexes, run services in Docker on
+Kubernetes, and handle concurrency with asyncio and Celery queues. Experience with Redis caching
+and message queues (Kafka) is a plus."""
+
+
+def test_evidence_words_are_whole_keywords_never_fragments(matcher):
+    result = matcher.match(OIDC_AD)
+    assert result.best is not None and result.best.field == "backend"
+    topics = {t.topic: t.words for t in result.best.topics}
+    # "Connect" belongs to "OpenID Connect"; "Python" is no evidence for a topic about logins.
+    assert "Connect" not in topics["concurrency-async"]
+    assert "asyncio" in topics["concurrency-async"]
+    assert "OpenID Connect" in topics["auth-sessions"] and "Python" not in topics["auth-sessions"]
+    assert all("Python" not in words for words in topics.values())
+
+
+def test_a_shared_stem_is_not_a_shared_word():
+    assert word_forms("Connect") != word_forms("connection")
+    assert word_forms("indexes") == word_forms("indexing") == word_forms("index")
+    assert word_forms("veritabanları") == word_forms("veritabanı")
 
 
 def test_turkish_without_diacritics_or_in_capitals_matches_the_same(matcher):

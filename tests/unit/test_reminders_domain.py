@@ -76,6 +76,24 @@ def test_suggestions_for_misspelt_zones():
     assert timezones.suggestions("qqqqqqqq") == []
 
 
+@pytest.mark.parametrize("typed", ["Istambul", "istanbul", "Asia/Istambul", "Kiev", "Calcuta",
+                                   "US/Easter", "Saigon", "Turkey"])
+def test_suggestions_are_canonical_zones_never_aliases(typed):
+    links = timezones._links()
+    offered = timezones.suggestions(typed)
+    assert offered and not [name for name in offered if name in links]
+    assert timezones.suggestions("Istambul")[0] == "Europe/Istanbul"
+    assert "Asia/Kolkata" in timezones.suggestions("Calcuta")
+
+
+@pytest.mark.parametrize(("typed", "stored"), [
+    ("Asia/Istanbul", "Europe/Istanbul"), ("asia/calcutta", "Asia/Kolkata"),
+    ("Kiev", "Europe/Kyiv"), ("US/Eastern", "America/New_York"), ("Turkey", "Europe/Istanbul"),
+])
+def test_an_alias_is_stored_as_its_canonical_zone(typed, stored):
+    assert timezones.parse(typed) == stored
+
+
 def test_fixed_offsets_and_defaults_resolve():
     assert utc(2026, 3, 10, 12).astimezone(timezones.zone("UTC+03:00")).hour == 15
     assert utc(2026, 3, 10, 12).astimezone(timezones.zone("UTC-05:30")).strftime("%H:%M") == "06:30"

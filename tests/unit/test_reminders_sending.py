@@ -37,14 +37,22 @@ def test_the_reminder_message_in_both_languages():
     [[start]] = markup.inline_keyboard
     assert start.text == "Start practice ▶" and callbacks.decode(start.callback_data).kind == "n"
     text, markup = reminder_message(texts, "tr", streak=0, reviews=0)
-    assert "Bugün bir seri başlat!" in text
+    assert "Serine bugün başla!" in text and "Seri: <b>0</b> gün" in text
+    text, _ = reminder_message(texts, "en", streak=1, reviews=0)
+    assert "Streak: <b>1</b> day ·" in text
+    # An `always` reminder to someone who practised today: the streak is safe already.
+    text, _ = reminder_message(texts, "en", streak=4, reviews=0, practised_today=True)
+    assert "keeps your" not in text and "streak is safe" in text
     assert markup.inline_keyboard[0][0].text == "Pratiğe başla ▶"
 
 
 def test_weekday_sets_read_naturally():
     texts = Texts.load()
     assert days_text(texts, "en", 0b1111111) == "every day"
-    assert days_text(texts, "en", 0b0011111) == "Mon–Fri"
+    assert days_text(texts, "en", 0b0011111) == "weekdays"
+    assert days_text(texts, "tr", 0b0011111) == "hafta içi"
+    assert days_text(texts, "tr", 0b1100000) == "hafta sonu"
+    assert days_text(texts, "en", 0b0001111) == "Mon–Thu"
     assert days_text(texts, "tr", 0b1010101) == "Pzt, Çar, Cum, Paz"
 
 

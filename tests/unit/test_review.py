@@ -4,7 +4,7 @@ from datetime import UTC, date, datetime, timedelta
 
 from fsrs import Rating, State
 
-from domain import levels, review
+from domain import levels, ratings, review
 from services import answers as recording
 from storage import answers, users
 from storage import review as store
@@ -40,12 +40,20 @@ def test_wait_until_reads_well():
 
 
 def test_level_suggestion_rule():
-    assert levels.suggestion("junior", 39, 39, already_suggested=False) is None
-    assert levels.suggestion("junior", 40, 34, already_suggested=False) == "mid"  # 85%
-    assert levels.suggestion("junior", 40, 33, already_suggested=False) is None  # 82.5%
-    assert levels.suggestion("mid", 100, 90, already_suggested=False) == "senior"
-    assert levels.suggestion("mid", 100, 90, already_suggested=True) is None
-    assert levels.suggestion("senior", 100, 100, already_suggested=False) is None
+    """The next level once the predicted score there reaches the band, on enough answers."""
+    enough = ratings.SUGGEST_AFTER
+    assert levels.suggestion("junior", predicted=0.9, rated_answers=enough - 1,
+                             already_suggested=False) is None
+    assert levels.suggestion("junior", predicted=0.70, rated_answers=enough,
+                             already_suggested=False) == "mid"
+    assert levels.suggestion("junior", predicted=0.69, rated_answers=100,
+                             already_suggested=False) is None
+    assert levels.suggestion("mid", predicted=0.8, rated_answers=100,
+                             already_suggested=False) == "senior"
+    assert levels.suggestion("mid", predicted=0.8, rated_answers=100,
+                             already_suggested=True) is None
+    assert levels.suggestion("senior", predicted=0.99, rated_answers=100,
+                             already_suggested=False) is None
 
 
 def answer(qid="q1", *, at=T0, right=True, message_id=1, ms=None, level="junior", source="practice"):
@@ -105,14 +113,35 @@ async def test_due_cards_most_overdue_first_with_an_injected_clock(db):
     assert [d.question_id for d in await store.due_cards(db, user_id=1, now=now)] == ["newer"]
 
 
-async def test_level_up_is_suggested_once_at_the_users_level(db):
+async def test_level_up_follows_the_rating_and_is_suggested_once(db):
+    """A user who answers nearly everything right climbs until Mid is predicted in the band."""
     await users.ensure_user(db, user_id=1, first_name="Ada", language="en", now=1)
     await users.update_user(db, user_id=1, field="backend", level="junior")
-    results = [await record(db, f"q{i}", right=i % 10 != 0, message_id=i + 1) for i in range(45)]
+    results = [await record(db, f"q{i}", right=i % 20 != 0, message_id=i + 1) for i in range(60)]
     hints = [(i, r.level_up) for i, r in enumerate(results) if r.level_up]
     assert len(hints) == 1
     index, hint = hints[0]
-    assert index == 39 and (hint.next, hint.answered, hint.correct) == ("mid", 40, 36)
+    assert index + 1 >= ratings.SUGGEST_AFTER and hint.next == "mid"
+    assert hint.chance >= 70 and hint.answered == index + 1
+    assert ratings.expected(hint.rating, ratings.question_prior("mid")) >= 0.695
+
+
+async def test_a_weak_record_is_not_suggested_the_next_level(db):
+    await users.ensure_user(db, user_id=1, first_name="Ada", language="en", now=1)
+    await users.update_user(db, user_id=1, field="backend", level="junior")
+    results = [await record(db, f"q{i}", right=i % 2 == 0, message_id=i + 1) for i in range(60)]
+    assert not any(r.level_up for r in results)
+
+
+async def test_only_first_answers_move_the_ratings(db):
+    await users.ensure_user(db, user_id=1, first_name="Ada", language="en", now=1)
+    await record(db, "q1", right=True, message_id=1)
+    first = await db.fetchone("SELECT rating, answers FROM user_ratings WHERE user_id = 1")
+    await record(db, "q1", right=True, message_id=2)  # the same question again
+    again = await db.fetchone("SELECT rating, answers FROM user_ratings WHERE user_id = 1")
+    assert tuple(first) == tuple(again) and again["answers"] == 1
+    question = await db.fetchone("SELECT rating, answers FROM question_ratings")
+    assert question["answers"] == 1 and question["rating"] < ratings.question_prior("junior")
 
 
 async def test_interview_answers_count_but_do_not_interrupt_with_the_hint(db):
