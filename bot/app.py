@@ -26,6 +26,7 @@ from handlers import (
     interviews,
     jobmatch,
     keyboard_owners,
+    mistakes,
     onboarding,
     practice,
     privacy,
@@ -47,7 +48,7 @@ from storage.db import Database
 # /level take the place of onboarding's per-user ones.
 FEATURES: list[ModuleType] = [
     flood_guard, user_context, keyboard_owners, group_migration, group_settings, onboarding, practice,
-    interviews, review, topics, stats,
+    interviews, review, mistakes, topics, stats,
     reminders, bank_admin, flags, jobmatch, privacy, rounds, help_feature]
 
 # The update types some handler reads; passed to getUpdates and setWebhook on every start, so a

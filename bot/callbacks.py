@@ -49,6 +49,7 @@ def matching(pattern: str) -> Callable[[str], str]:
 
 QUESTION_KEY = matching(r"[0-9a-f]{10}")  # questions.model.question_key
 OPTION = one_of(*"abcdef")
+ORDER = matching(r"[a-f]{2,6}")  # the option keys as shown (domain.grading.shown_order)
 TOPIC = matching(r"[a-z0-9][a-z0-9-]{0,47}")  # questions.model.KEY_PATTERN
 LANGUAGES = one_of("en", "tr")
 LEVELS = one_of("junior", "mid", "senior")
@@ -126,16 +127,18 @@ class LevelChoice(Schema):
 
 @dataclass(frozen=True)
 class Answer(Schema):
-    """A letter under a practice question: which question, which option, whose (in a group),
-    and whether `Next` stays on the question's topic ("t")."""
+    """A letter under a practice question: which question, which option (its key in the pack),
+    whose (in a group), whether `Next` stays on the question's topic ("t"), and the order the
+    options were shown in (missing on buttons from before options were shuffled)."""
 
     KIND: ClassVar[str] = "a"
-    PARSE = (QUESTION_KEY, OPTION, number, one_of("t"))
+    PARSE = (QUESTION_KEY, OPTION, number, one_of("t"), ORDER)
     REQUIRED: ClassVar[int] = 2
     question_key: str
     option: str
     owner: int | None = None
     on_topic: str | None = None
+    order: str | None = None
 
 
 @dataclass(frozen=True)
@@ -207,13 +210,37 @@ class InterviewAction(Schema):
 
 @dataclass(frozen=True)
 class Review(Schema):
-    """/review: a letter under a due card's question, or `Next review` (no fields)."""
+    """/review: a letter under a due card's question (with the shown order), or `Next review`
+    (no fields)."""
 
     KIND: ClassVar[str] = "rv"
-    PARSE = (QUESTION_KEY, OPTION)
+    PARSE = (QUESTION_KEY, OPTION, ORDER)
     REQUIRED: ClassVar[int] = 0
     question_key: str | None = None
     option: str | None = None
+    order: str | None = None
+
+
+@dataclass(frozen=True)
+class Mistake(Schema):
+    """/mistakes: a letter under a missed question (with the shown order), or `Next mistake`
+    (no fields)."""
+
+    KIND: ClassVar[str] = "mk"
+    PARSE = (QUESTION_KEY, OPTION, ORDER)
+    REQUIRED: ClassVar[int] = 0
+    question_key: str | None = None
+    option: str | None = None
+    order: str | None = None
+
+
+@dataclass(frozen=True)
+class Guessed(Schema):
+    """`I guessed 🤔` under the explanation of a right answer: which stored answer."""
+
+    KIND: ClassVar[str] = "gu"
+    PARSE = (number,)
+    answer_id: int
 
 
 @dataclass(frozen=True)
@@ -290,8 +317,8 @@ class LevelNotYet(Schema):
 
 KINDS: tuple[type[Schema], ...] = (
     LanguageChoice, FieldChoice, LevelChoice, Answer, Next, ReminderChoice, TimezoneChoice,
-    InterviewAnswer, InterviewAction, Review, DeleteMe, JobMatchAction, JobMatchField, RoundAnswer,
-    Flag, FlagResolve, LevelNotYet)
+    InterviewAnswer, InterviewAction, Review, Mistake, Guessed, DeleteMe, JobMatchAction,
+    JobMatchField, RoundAnswer, Flag, FlagResolve, LevelNotYet)
 assert len({k.KIND for k in KINDS}) == len(KINDS), "two kinds share a letter"
 assert all(len(k.PARSE) == len(fields(k)) for k in KINDS)  # type: ignore[arg-type]
 

@@ -23,6 +23,9 @@ SLOWEST_SHOWN = 3
 CLOSE_PERCENT = 60
 READY_PERCENT = 80
 DIFFICULTY_CYCLE = (1, 2, 3)
+# A handful of answers says little: an interview stopped early gets a verdict, and is compared
+# with another, only from this many answers on (a shorter interview only when all are answered).
+VERDICT_MIN_ANSWERS = 10
 
 
 def neighbour_levels(level: str) -> list[str]:
@@ -70,6 +73,11 @@ def percent(correct: int, answered: int) -> int:
     return round(100 * correct / answered) if answered else 0
 
 
+def enough_for_verdict(answered: int, total: int) -> bool:
+    """Whether `answered` answers out of `total` planned can carry a verdict or a comparison."""
+    return answered > 0 and answered >= min(VERDICT_MIN_ANSWERS, total)
+
+
 def verdict(correct: int, answered: int) -> str:
     """"not-yet", "close" or "ready", compared exactly (79.9% is still "close")."""
     if correct * 100 < CLOSE_PERCENT * answered:
@@ -114,16 +122,25 @@ class Report:
     total: int  # questions planned
     answered: int
     correct: int
-    verdict: str
+    verdict: str | None  # None: too few answers to say (the score is shown, no readiness claim)
     by_topic: list[TopicResult]  # weakest first
     median_ms: float | None
     slowest: list[Result]
     mistakes: list[Result]
-    previous: Previous | None
+    previous: Previous | None  # only an earlier interview that had enough answers
 
     @property
     def percent(self) -> int:
         return percent(self.correct, self.answered)
+
+    @property
+    def enough(self) -> bool:
+        return enough_for_verdict(self.answered, self.total)
+
+    @property
+    def comparable(self) -> bool:
+        """Compared with the previous interview only when both had enough answers."""
+        return self.previous is not None and self.enough
 
     @property
     def complete(self) -> bool:
@@ -132,7 +149,7 @@ class Report:
     @property
     def change(self) -> int | None:
         """Points gained (or lost) since the previous interview."""
-        return self.percent - self.previous.percent if self.previous else None
+        return self.percent - self.previous.percent if self.previous and self.comparable else None
 
 
 def report(results: Iterable[Result], *, total: int, previous: Previous | None = None) -> Report:
@@ -149,6 +166,8 @@ def report(results: Iterable[Result], *, total: int, previous: Previous | None =
     median = statistics.median(ms for ms, _ in timed) if timed else None
     slowest = [r for _, r in sorted(timed, key=lambda t: (-t[0], t[1].position))][:SLOWEST_SHOWN]
     return Report(total=total, answered=len(rows), correct=correct,
-                  verdict=verdict(correct, len(rows)), by_topic=by_topic, median_ms=median,
+                  verdict=(verdict(correct, len(rows))
+                           if enough_for_verdict(len(rows), total) else None),
+                  by_topic=by_topic, median_ms=median,
                   slowest=slowest if len(timed) > 1 else [],
                   mistakes=[r for r in rows if not r.is_correct], previous=previous)

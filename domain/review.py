@@ -68,3 +68,13 @@ def wait_until(due: datetime, now: datetime) -> tuple[str, int]:
     if seconds < 23.5 * 3600:
         return "hours", round(seconds / 3600)
     return "days", round(seconds / 86400)
+
+
+def rerated(card_id: int, reviews: Sequence[tuple[Rating, datetime, int | None]],
+            rating: Rating) -> Card:
+    """The card as if its last review had been rated `rating` (a right answer marked as a
+    guess is Hard, not Good): its reviews replayed from a new card, the last one re-rated."""
+    card = new_card(card_id, reviews[0][1])
+    for index, (given, at, duration) in enumerate(reviews):
+        card, _ = review(card, rating if index == len(reviews) - 1 else given, at, duration)
+    return card

@@ -18,7 +18,7 @@ from bot import callbacks
 from bot.context import CoachContext
 from domain import interviews as rules
 from domain import streaks
-from domain.grading import grade
+from domain.grading import grade, seeded_order
 from handlers.common import (
     NEW_MESSAGES,
     edit_or_ignore,
@@ -30,6 +30,7 @@ from handlers.common import (
 from handlers.practice import question_header
 from questions import render
 from questions.markup import plain_length
+from questions.model import Question
 from services import answers
 from services import interviews as interview_flow
 from storage import interviews as store
@@ -52,6 +53,12 @@ def duration_text(context: CoachContext, lang: str, ms: float) -> str:
     return texts.t(lang, "duration-minutes", minutes=seconds // 60, seconds=seconds % 60)
 
 
+def shown_order(interview_id: int, position: int, question: Question) -> str:
+    """The order an interview question's options are shown in: the same for every tap, edit,
+    resume and the mistakes review, new for each interview."""
+    return seeded_order(question, f"i{interview_id}.{position}")
+
+
 def interview_header(context: CoachContext, interview: store.Interview, lang: str) -> str:
     return context.services.texts.t(lang, "interview-question-header",
                                     number=interview.position + 1, total=interview.total)
@@ -68,12 +75,14 @@ async def ask_current(update: Update, context: CoachContext, interview: store.In
     texts = services.texts
     header = (interview_header(context, interview, lang) + "\n"
               + question_header(context, question, lang))
-    buttons = [(render.option_label(key),
+    order = shown_order(interview.id, interview.position, question)
+    buttons = [(render.option_label(key, order),
                 callbacks.InterviewAnswer(interview.id, interview.position, key).encode())
-               for key in question.option_keys]
+               for key in order]
     markup = keyboard([buttons, [(texts.t(lang, "button-stop-interview"),
                                   callbacks.InterviewAction(STOP, interview.id).encode())]])
-    message = await reply(update, render.question_html(question, lang, header=header), markup)
+    message = await reply(update, render.question_html(question, lang, header=header,
+                                                       order=order), markup)
     if message is not None:
         await store.mark_asked(services.db, interview_id=interview.id,
                                position=interview.position, message_id=message.message_id,
@@ -195,10 +204,11 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
         await query.answer(context.t("toast-already-answered"))
         return
     await query.answer(context.t("toast-recorded"))
+    order = shown_order(interview.id, position, question)
     await edit_or_ignore(context, query.message, render.question_html(
-        question, lang, header=question_header(context, question, lang))
-        + "\n\n" + context.t("interview-recorded", number=position + 1,
-                           total=interview.total, chosen=render.option_label(choice.chosen)))
+        question, lang, header=question_header(context, question, lang), order=order)
+        + "\n\n" + context.t("interview-recorded", number=position + 1, total=interview.total,
+                           chosen=render.option_label(choice.chosen, order)))
     after = await store.get_interview(services.db, interview_id=interview.id)
     await ask_current(update, context, after or interview, lang)
 
@@ -214,7 +224,10 @@ def report_text(context: CoachContext, interview: store.Interview, report: rules
         lines.append(texts.t(lang, "report-partial", answered=report.answered, count=report.total))
     lines.append(texts.t(lang, "report-score", correct=report.correct, answered=report.answered,
                          percent=report.percent))
-    lines.append(texts.t(lang, f"verdict-{report.verdict}", level=level))
+    if report.verdict is not None:
+        lines.append(texts.t(lang, f"verdict-{report.verdict}", level=level))
+    else:
+        lines.append(texts.t(lang, "report-no-verdict", count=rules.VERDICT_MIN_ANSWERS))
     lines.append("")
     lines.append(texts.t(lang, "report-topics"))
     lines.extend(texts.t(lang, "report-topic-line",
@@ -232,6 +245,8 @@ def report_text(context: CoachContext, interview: store.Interview, report: rules
                              time=duration_text(context, lang, r.elapsed_ms or 0),
                              mark="✅" if r.is_correct else "❌")
                      for r in report.slowest)
+    if not report.enough:  # the no-verdict line says why there is no comparison either
+        return "\n".join(lines)
     lines.append("")
     if report.previous is None:
         lines.append(texts.t(lang, "report-first"))
@@ -275,12 +290,14 @@ async def show_mistake(update: Update, context: CoachContext, interview: store.I
     if question is None:  # left the bank since: go on with the next one
         await show_mistake(update, context, interview, index + 1, lang)
         return
-    right, chosen = render.option_label(question.correct), render.option_label(mistake.chosen)
+    order = shown_order(interview.id, mistake.position, question)  # as it was asked
+    right = render.option_label(question.correct, order)
+    chosen = render.option_label(mistake.chosen, order)
     header = (texts.t(lang, "mistake-header", number=index + 1, total=len(mistakes))
               + "\n" + question_header(context, question, lang))
     graded = render.graded_html(question, lang, header=header, chosen=mistake.chosen,
                                 result_line=texts.t(lang, "graded-wrong", chosen=chosen,
-                                                    right=right))
+                                                    right=right), order=order)
     explanation = render.explanation_html(question, lang)
     if index + 1 < len(mistakes):
         button = (texts.t(lang, "button-next-mistake"),

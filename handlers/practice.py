@@ -15,7 +15,7 @@ from bot import callbacks
 from bot.context import CoachContext
 from bot.services import Services
 from domain import ratings, review
-from domain.grading import Grade, grade
+from domain.grading import Grade, checked_order, grade, shown_order
 from handlers import flags
 from handlers.common import (
     NEW_MESSAGES,
@@ -52,12 +52,15 @@ def question_header(context: CoachContext, question: Question, lang: str) -> str
                               texts.t(lang, f"level-{question.seniority}"))
 
 
-def answer_keyboard(question: Question, owner: int | None, on_topic: bool = False):
-    # Self-contained: the question, the option, the asker in a group, whether to stay on the topic.
+def answer_keyboard(question: Question, owner: int | None, on_topic: bool = False,
+                    order: str | None = None):
+    # Self-contained: the question, the option, the asker in a group, whether to stay on the
+    # topic, and the shown order (so every tap, and a restart, labels the options alike).
     stay = "t" if on_topic else None
-    return keyboard([[(render.option_label(key),
-                       callbacks.Answer(question.key, key, owner, stay).encode())
-                      for key in question.option_keys]])
+    order = order or "".join(question.option_keys)
+    return keyboard([[(render.option_label(key, order),
+                       callbacks.Answer(question.key, key, owner, stay, order).encode())
+                      for key in order]])
 
 
 async def pick_question(services: Services, user: User, topic: str | None = None) -> Question | None:
@@ -103,9 +106,11 @@ async def send_question(update: Update, context: CoachContext, question: Questio
     """Send one question with its letter buttons to the chat of `update`."""
     chat = update.effective_chat
     owner = update.effective_user.id if chat and chat.type != ChatType.PRIVATE else None
-    text = render.question_html(question, lang, header=question_header(context, question, lang))
-    return await own_keyboard(context, await reply(update, text,
-                                                   answer_keyboard(question, owner, on_topic)))
+    order = shown_order(question, context.services.rng)
+    text = render.question_html(question, lang, header=question_header(context, question, lang),
+                                order=order)
+    return await own_keyboard(context, await reply(
+        update, text, answer_keyboard(question, owner, on_topic, order)))
 
 
 async def ask(update: Update, context: CoachContext, user: User, lang: str,
@@ -184,10 +189,11 @@ class Graded:
     question: Question
     choice: Grade
     recorded: Recorded
+    order: str  # the options as shown: the letters in every text follow it
 
 
 async def grade_tap(update: Update, context: CoachContext, *, question_key: str, option: str,
-                    owner: int | None, source: str) -> Graded | None:
+                    owner: int | None, source: str, order: str | None = None) -> Graded | None:
     """Store a tap on A/B/C/D, answer it with the result, mark the question message.
 
     None (the tap answered with a short notice) when nothing was stored: an unknown or stale
@@ -198,7 +204,8 @@ async def grade_tap(update: Update, context: CoachContext, *, question_key: str,
     user, lang = context.user, context.lang
     question = services.bank.by_key.get(question_key)
     choice = grade(question, option) if question else None
-    if question is None or choice is None or query.message is None:
+    shown = checked_order(question, order) if question else None
+    if question is None or choice is None or shown is None or query.message is None:
         await query.answer(context.t("toast-expired"))
         return None
     if owner is not None and owner != user.user_id:
@@ -213,28 +220,37 @@ async def grade_tap(update: Update, context: CoachContext, *, question_key: str,
     if not recorded.inserted:
         await query.answer(context.t("toast-already-answered"))
         return None
-    right = render.option_label(question.correct)
-    chosen = render.option_label(choice.chosen)
+    right = render.option_label(question.correct, shown)
+    chosen = render.option_label(choice.chosen, shown)
     await query.answer(context.t("toast-correct") if choice.is_correct
                        else context.t("toast-wrong", right=right))
     result_line = (context.t("graded-right", chosen=chosen) if choice.is_correct
                    else context.t("graded-wrong", chosen=chosen, right=right))
     await edit_or_ignore(context, query.message, render.graded_html(
         question, lang, header=question_header(context, question, lang), chosen=choice.chosen,
-        result_line=result_line))
-    return Graded(user, lang, question, choice, recorded)
+        result_line=result_line, order=shown))
+    return Graded(user, lang, question, choice, recorded, shown)
 
 
 def explanation_text(context: CoachContext, graded: Graded) -> str:
     """Right or wrong, why, and a streak milestone if this answer reached one."""
     texts, lang, question = context.services.texts, graded.lang, graded.question
-    right = render.option_label(question.correct)
+    right = render.option_label(question.correct, graded.order)
     heading = (texts.t(lang, "explanation-right") if graded.choice.is_correct
                else texts.t(lang, "explanation-wrong", right=right))
     body = f"{heading}\n\n{render.explanation_html(question, lang)}"
     if graded.recorded.milestone:
         body += "\n\n" + texts.t(lang, "streak-milestone", days=graded.recorded.milestone)
     return body
+
+
+def guess_rows(context: CoachContext, graded: Graded) -> list[list[tuple[str, str]]]:
+    """`I guessed 🤔` under the explanation of a right answer (nothing under a wrong one)."""
+    answer_id = graded.recorded.answer_id
+    if not graded.choice.is_correct or answer_id is None:
+        return []
+    label = context.services.texts.t(graded.lang, "button-guessed")
+    return [[(label, callbacks.Guessed(answer_id).encode())]]
 
 
 async def suggest_level(update: Update, context: CoachContext, graded: Graded) -> None:
@@ -275,7 +291,7 @@ async def receive_answer(update: Update, context: CoachContext) -> None:
         await update.callback_query.answer(context.t("toast-expired"))
         return
     graded = await grade_tap(update, context, question_key=data.question_key, option=data.option,
-                             owner=data.owner, source="practice")
+                             owner=data.owner, source="practice", order=data.order)
     if graded is None:
         return
     texts, lang = context.services.texts, graded.lang
@@ -283,7 +299,8 @@ async def receive_answer(update: Update, context: CoachContext) -> None:
     await own_keyboard(context, await reply(
         update, explanation_text(context, graded),
         keyboard([[(texts.t(lang, "button-next"), next_data),
-                   flags.report_button(context, graded.question)]])))
+                   flags.report_button(context, graded.question)],
+                  *guess_rows(context, graded)])))
     await suggest_level(update, context, graded)
 
 

@@ -15,6 +15,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 from bot import callbacks
 from bot.context import CoachContext, services_of
 from domain import review
+from domain.grading import shown_order
 from handlers import flags, practice
 from handlers.common import NEW_MESSAGES, first_tap, keyboard, remove_buttons, reply
 from questions import render
@@ -48,10 +49,11 @@ async def serve_review(update: Update, context: CoachContext, user: User, lang: 
     left = await store.due_count(services.db, user_id=user.user_id, now=services.now()) - 1
     header = (texts.t(lang, "review-header", left=left) + "\n"
               + practice.question_header(context, question, lang))
-    markup = keyboard([[(render.option_label(key),
-                         callbacks.Review(question.key, key).encode())
-                        for key in question.option_keys]])
-    await reply(update, render.question_html(question, lang, header=header), markup)
+    order = shown_order(question, services.rng)
+    markup = keyboard([[(render.option_label(key, order),
+                         callbacks.Review(question.key, key, order).encode())
+                        for key in order]])
+    await reply(update, render.question_html(question, lang, header=header, order=order), markup)
 
 
 async def review_command(update: Update, context: CoachContext) -> None:
@@ -88,7 +90,8 @@ async def receive_review_answer(update: Update, context: CoachContext,
                                 data: callbacks.Review) -> None:
     """Grade and explain like practice, then offer the next due card or say when one is due."""
     graded = await practice.grade_tap(update, context, question_key=data.question_key or "",
-                                      option=data.option or "", owner=None, source="review")
+                                      option=data.option or "", owner=None, source="review",
+                                      order=data.order)
     if graded is None:
         return
     services = context.services
@@ -100,7 +103,7 @@ async def receive_review_answer(update: Update, context: CoachContext,
         row.insert(0, (texts.t(lang, "button-next-review", left=left), callbacks.Review().encode()))
     else:
         body += "\n\n" + await nothing_due_text(context, graded.user.user_id, lang)
-    await reply(update, body, keyboard([row]))
+    await reply(update, body, keyboard([row, *practice.guess_rows(context, graded)]))
     await practice.suggest_level(update, context, graded)
 
 

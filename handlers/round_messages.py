@@ -11,6 +11,7 @@ from telegram import InlineKeyboardMarkup
 
 from bot import callbacks
 from bot.texts import Html, Texts
+from domain.grading import seeded_order
 from domain.rounds import Standing, ranked
 from handlers.common import fit, keyboard
 from questions import render
@@ -31,6 +32,12 @@ def format_points(hundredths: int, lang: str) -> str:
 def format_seconds(ms: int, lang: str) -> str:
     text = f"{ms / 1000:.1f}"
     return text.replace(".", ",") if lang == "tr" else text
+
+
+def shown_order(rnd: Round, position: int, question: Question) -> str:
+    """The order a round question's options are shown in: the same for every member, every
+    countdown edit, the reveal and a restart; new for each round."""
+    return seeded_order(question, f"g{rnd.id}.{position}")
 
 
 class RoundMessages:
@@ -54,6 +61,10 @@ class RoundMessages:
                                self.t(f"level-{question.seniority}")),
         ])
 
+    @staticmethod
+    def order(rnd: Round, position: int, question: Question) -> str:
+        return shown_order(rnd, position, question)
+
     def announcement(self, rnd: Round, starter: str, scope: str, requested: int) -> str:
         text = self.t("round-started", name=starter, count=rnd.question_count,
                       seconds=rnd.seconds, scope=scope)
@@ -67,27 +78,31 @@ class RoundMessages:
         status = (self.t("round-time-open", seconds=rnd.seconds) if seconds_left is None
                   else self.t("round-time-left", seconds=seconds_left, answered=answered))
         body = render.question_html(question, self.lang,
-                                    header=self.header(rnd, position, question))
+                                    header=self.header(rnd, position, question),
+                                    order=shown_order(rnd, position, question))
         return f"{body}\n\n{status}"
 
     @staticmethod
     def answer_keyboard(rnd: Round, position: int, question: Question) -> InlineKeyboardMarkup:
-        return keyboard([[(render.option_label(key),
+        order = shown_order(rnd, position, question)
+        return keyboard([[(render.option_label(key, order),
                            callbacks.RoundAnswer(rnd.id, position, key).encode())
-                          for key in question.option_keys]])
+                          for key in order]])
 
     def revealed(self, rnd: Round, position: int, question: Question,
                  results: Sequence[Result]) -> str:
         right = sum(1 for r in results if r.is_correct)
-        line = self.t("round-revealed", right=render.option_label(question.correct),
+        order = shown_order(rnd, position, question)
+        line = self.t("round-revealed", right=render.option_label(question.correct, order),
                       answered=len(results), correct=right)
         return render.graded_html(question, self.lang,
                                   header=self.header(rnd, position, question), chosen=None,
-                                  result_line=line)
+                                  result_line=line, order=order)
 
-    def results(self, question: Question, results: Sequence[Result]) -> str:
+    def results(self, question: Question, results: Sequence[Result],
+                order: str | None = None) -> str:
         head = "\n".join([
-            self.t("round-explanation", right=render.option_label(question.correct)),
+            self.t("round-explanation", right=render.option_label(question.correct, order)),
             render.explanation_html(question, self.lang), ""])
         winners = [r for r in results if r.is_correct]
         if not winners:

@@ -25,7 +25,8 @@ from domain import streaks
 from domain.grading import grade
 from handlers.common import NEW_MESSAGES, actor_id, actor_name, listing, reply
 from handlers.group_settings import DEFAULT_LEVEL, group_language, is_group_admin
-from handlers.round_messages import RoundMessages
+from handlers.round_messages import RoundMessages, shown_order
+from questions import render
 from questions.loader import Bank
 from questions.model import Question
 from services import answers
@@ -196,7 +197,10 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
                                   message_id=query.message.message_id, source="group",
                                   elapsed=elapsed),
         points=domain.points(choice.is_correct, elapsed, rnd.seconds))
-    letter = (tap.chosen or "").upper()
+    # The letter the member saw: the stored key's place in the round's shown order.
+    order = shown_order(rnd, position, question)
+    chosen = tap.chosen or ""
+    letter = render.option_label(chosen, order) if chosen and chosen in order else ""
     if tap.outcome == "recorded":
         await query.answer(context.t("round-toast-locked", choice=letter))
     elif tap.outcome == "already":

@@ -18,6 +18,7 @@ from handlers.common import NEW_MESSAGES, reply
 from storage import review
 from storage.answers import topic_totals
 from storage.history import daily_tallies
+from storage.mistakes import mistake_ids
 from storage.users import User, get_user
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,10 @@ async def stats_text(services: Services, user_id: int, lang: str) -> str | None:
     due = await review.due_count(services.db, user_id=user_id, now=now)
     if due:
         lines.append(texts.t(lang, "stats-reviews-due", count=due))
+    missed = [qid for qid in await mistake_ids(services.db, user_id=user_id)
+              if qid in bank.questions]
+    if missed:
+        lines.append(texts.t(lang, "stats-mistakes", count=len(missed)))
     weakest = progress.weakest(await topic_totals(services.db, user_id=user_id),
                                known=lambda t: bank.topic(t.field, t.topic) is not None)
     if weakest:

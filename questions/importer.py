@@ -129,7 +129,9 @@ def _read_bank(into: Path, problems: list[str]) -> dict[tuple[str, str], _PackSt
 
 
 def _question_dict(question: Question) -> dict[str, Any]:
-    return question.model_dump(mode="json", exclude_none=True, exclude={"field", "topic"})
+    # `shuffle` is written only when a question opts out (true is the default).
+    left_out = {"field", "topic"} | ({"shuffle"} if question.shuffle else set())
+    return question.model_dump(mode="json", exclude_none=True, exclude=left_out)
 
 
 def _stripped(question: dict[str, Any]) -> dict[str, Any]:

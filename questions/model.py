@@ -102,6 +102,8 @@ class Question(BaseModel):
     tr: QuestionText | None = None
     field: str = ""
     topic: str = ""
+    # False for the rare question whose options only make sense in order ("all of the above").
+    shuffle: bool = True
 
     @model_validator(mode="after")
     def _consistent(self) -> Question:

@@ -105,6 +105,8 @@ def _question_lines(question: dict[str, Any]) -> Iterable[str]:
         value = question[key]
         yield f"{lead}{key}: {value if isinstance(value, int) else scalar(value)}"
         lead = "    "
+    if question.get("shuffle") is False:
+        yield "    shuffle: false"
     for lang in ("en", "tr"):
         text = question.get(lang)
         if not text:

@@ -17,6 +17,7 @@ from domain import levels, ratings, review, streaks
 from domain.grading import Grade
 from questions.model import Question
 from storage import levels as level_store
+from storage import mistakes as mistake_store
 from storage import ratings as rating_store
 from storage import review as review_store
 from storage import users as user_store
@@ -27,7 +28,7 @@ from storage.ratings import Rated
 from storage.users import User
 
 # Answers from these flows may show the level-up suggestion right away (not mid-interview).
-SUGGESTING_SOURCES = frozenset({"practice", "review"})
+SUGGESTING_SOURCES = frozenset({"practice", "review", "mistakes"})
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Recorded:
     milestone: int | None = None
     rating: Rating | None = None
     level_up: LevelUp | None = None
+    answer_id: int | None = None
 
 
 def elapsed_ms(since: datetime | None, now: datetime) -> int | None:
@@ -92,8 +94,11 @@ async def record_in(conn: aiosqlite.Connection, answer: NewAnswer, *,
     rating = await review_card(conn, answer, answer_id)
     skill = await update_ratings(conn, answer, activity)
     level_up = await count_level(conn, answer, activity, skill)
+    if answer.is_correct:  # the last answer decides: right takes it off the mistakes list
+        await mistake_store.clear_guess(conn, user_id=answer.user_id,
+                                        question_id=answer.question_id)
     return Recorded(True, streak, best, streaks.milestone_reached(before, streak), rating,
-                    level_up)
+                    level_up, answer_id)
 
 
 async def review_card(conn: aiosqlite.Connection, answer: NewAnswer, answer_id: int) -> Rating:
@@ -159,3 +164,37 @@ async def count_level(conn: aiosqlite.Connection, answer: NewAnswer,
                                      level=answer.level)
     return LevelUp(answer.level, target, totals.answered, totals.correct,
                    rating=round(skill.rating), chance=round(chance * 100))
+
+
+async def mark_guessed(db: Database, *, user_id: int, answer_id: int, now: datetime) -> str:
+    """`I guessed 🤔` on a right answer: the question goes on the mistakes list and its review
+    card is rated Hard instead of what the answer earned (a lucky guess is not knowledge).
+
+    "marked"; "already" for a second tap; "not-yours" for someone else's answer; "stale" for an
+    answer that is gone, wrong, or followed by a later answer to the same question.
+    """
+    async with db.transaction() as conn:
+        target = await mistake_store.guess_target(conn, answer_id=answer_id)
+        if target is None or not target.is_correct:
+            return "stale"
+        if target.user_id != user_id:
+            return "not-yours"
+        if not target.latest:
+            return "stale"
+        if not await mistake_store.mark_guessed(conn, user_id=user_id,
+                                                question_id=target.question_id,
+                                                answer_id=answer_id, now=int(now.timestamp())):
+            return "already"
+        card = await review_store.card_in(conn, user_id=user_id, question_id=target.question_id)
+        if card is None:
+            return "marked"
+        past = await review_store.card_reviews(conn, user_id=user_id,
+                                               question_id=target.question_id,
+                                               card_id=card.card_id)
+        if not past or past[-1].answer_id != answer_id:
+            return "marked"  # the card was started again since (the question left the bank)
+        card = review.rerated(card.card_id, [(Rating(p.rating), p.reviewed_at, p.duration_ms)
+                                             for p in past], Rating.Hard)
+        await review_store.save_rerated(conn, user_id=user_id, question_id=target.question_id,
+                                        answer_id=answer_id, card=card, rating=int(Rating.Hard))
+    return "marked"

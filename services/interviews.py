@@ -113,4 +113,6 @@ async def report(services: Services, interview: store.Interview) -> rules.Report
     if not results:
         return None
     return rules.report(results, total=interview.total,
-                       previous=await store.previous_result(services.db, interview=interview))
+                       previous=await store.previous_result(
+                           services.db, interview=interview,
+                           min_answers=rules.VERDICT_MIN_ANSWERS))

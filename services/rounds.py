@@ -56,7 +56,9 @@ class RoundView(Protocol):
     def answer_keyboard(self, rnd: store.Round, position: int, question: Question) -> Any: ...
     def revealed(self, rnd: store.Round, position: int, question: Question,
                  results: Sequence[store.Result]) -> str: ...
-    def results(self, question: Question, results: Sequence[store.Result]) -> str: ...
+    def order(self, rnd: store.Round, position: int, question: Question) -> str: ...
+    def results(self, question: Question, results: Sequence[store.Result],
+                order: str | None = None) -> str: ...
     def scoreboard(self, heading: str, standings: Sequence[domain.Standing]) -> str: ...
 
 
@@ -269,7 +271,9 @@ class RoundEngine:
                     rnd.chat_id, state.message_id,
                     view.revealed(rnd, position, question, results)):
                 budget.spend()
-            await self.bot.send_message(rnd.chat_id, view.results(question, results))
+            await self.bot.send_message(
+                rnd.chat_id, view.results(question, results,
+                                          view.order(rnd, position, question)))
             budget.spend()
         await store.mark_reported(db, round_id=rnd.id, position=position, now_ms=self.now_ms())
 

@@ -152,13 +152,16 @@ async def interview_results(db: Database, *, interview_id: int) -> list[Result]:
                    bool(r["is_correct"]), r["elapsed_ms"]) for r in rows]
 
 
-async def previous_result(db: Database, *, interview: Interview) -> Previous | None:
-    """The user's last earlier interview in the same field and level with at least one answer."""
+async def previous_result(db: Database, *, interview: Interview,
+                          min_answers: int = 1) -> Previous | None:
+    """The user's last earlier interview in the same field and level with at least
+    `min_answers` answers (or all its questions answered, when it had fewer)."""
     row = await db.fetchone(
         "SELECT answered, correct, COALESCE(ended_at, started_at) AS ended FROM interviews"
         " WHERE user_id = ? AND id < ? AND field = ? AND level = ? AND answered > 0"
+        " AND answered >= MIN(?, json_array_length(question_ids))"
         " AND status != 'active' ORDER BY id DESC LIMIT 1",
-        (interview.user_id, interview.id, interview.field, interview.level))
+        (interview.user_id, interview.id, interview.field, interview.level, min_answers))
     if row is None:
         return None
     return Previous(row["answered"], row["correct"], datetime.fromtimestamp(row["ended"], UTC))

@@ -122,3 +122,36 @@ async def review_logs(db: Database, *, user_id: int) -> list[ReviewLog]:
     return [ReviewLog.from_dict({"card_id": r["card_id"], "rating": r["rating"],
                                  "review_datetime": _when(r["reviewed_at"]) or "",
                                  "review_duration": r["duration_ms"]}) for r in rows]
+
+
+@dataclass(frozen=True)
+class PastReview:
+    answer_id: int
+    rating: int
+    reviewed_at: datetime
+    duration_ms: int | None
+
+
+async def card_reviews(conn: aiosqlite.Connection, *, user_id: int, question_id: str,
+                       card_id: int) -> list[PastReview]:
+    """Every review of the user's card for the question, oldest first (to replay it)."""
+    rows = await conn.execute_fetchall(
+        "SELECT l.answer_id, l.rating, l.reviewed_at, l.duration_ms FROM answers a"
+        " JOIN review_logs l ON l.answer_id = a.id"
+        " WHERE a.user_id = ? AND a.question_id = ? AND l.card_id = ? ORDER BY a.id",
+        (user_id, question_id, card_id))
+    return [PastReview(r["answer_id"], r["rating"], datetime.fromtimestamp(r["reviewed_at"], UTC),
+                       r["duration_ms"]) for r in rows]
+
+
+async def save_rerated(conn: aiosqlite.Connection, *, user_id: int, question_id: str,
+                       answer_id: int, card: Card, rating: int) -> None:
+    """The card after its last review was rated again, and that review's new rating."""
+    stored = card.to_dict()
+    await conn.execute(
+        "UPDATE review_cards SET state = ?, step = ?, stability = ?, difficulty = ?, due_at = ?,"
+        " last_review_at = ? WHERE user_id = ? AND question_id = ?",
+        (stored["state"], stored["step"], stored["stability"], stored["difficulty"],
+         _seconds(stored["due"]), _seconds(stored["last_review"]), user_id, question_id))
+    await conn.execute("UPDATE review_logs SET rating = ? WHERE answer_id = ?",
+                       (rating, answer_id))

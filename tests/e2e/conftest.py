@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import callbacks
 from fake_telegram import FakeTelegram
 from tests.e2e.harness import BotRunner
 from tests.shared_files import API_SPEC
@@ -58,3 +59,15 @@ def button(fake: FakeTelegram, message, label_part: str) -> str:
             if label_part in text:
                 return data
     raise AssertionError(f"no button with {label_part!r} in {fake.buttons(message)}")
+
+
+def option_button(fake: FakeTelegram, message, key: str) -> tuple[str, str]:
+    """(letter, callback data) of the answer button for option `key` (its key in the pack):
+    options are shown in a new order each time, so a test finds an option by its key."""
+    for row in fake.buttons(message):
+        for text, data in row:
+            for kind in callbacks.KINDS:
+                parsed = kind.parse(data)
+                if parsed is not None and getattr(parsed, "option", None) == key:
+                    return text, data
+    raise AssertionError(f"no button for option {key!r} in {fake.buttons(message)}")

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from storage import interviews
-from tests.e2e.conftest import button, say, tap
+from tests.e2e.conftest import button, option_button, say, tap
 from tests.e2e.harness import BotRunner
 
 TOPICS = {"api": "REST APIs", "db": "Databases", "cache": "Caching"}
@@ -69,7 +69,7 @@ async def answer_interview(fake, coach, user, message, *, right: bool, seconds: 
     key = question.correct if right else next(k for k in question.option_keys
                                               if k != question.correct)
     coach.clock.advance(seconds=seconds)
-    return await tap(fake, user, message, button(fake, message, key.upper()), expect=expect)
+    return await tap(fake, user, message, option_button(fake, message, key)[1], expect=expect)
 
 
 def edited(fake, chat_id, message):
@@ -148,6 +148,8 @@ async def test_stop_gives_a_partial_report_and_compares_with_the_last_one(fake, 
     toast, [report] = await tap(fake, ada, q2, button(fake, q2, "Stop"), expect=1)
     assert "stopped" in toast["text"]
     assert "Stopped early: 1 of 4" in report["text"] and "Score: 1/1 (100%)" in report["text"]
+    # One answer says little: the partial score, but no readiness claim.
+    assert "No verdict yet" in report["text"] and "Ready" not in report["text"]
     assert [t for row in fake.buttons(report) for t, _ in row] == ["New interview 🎤"]
     assert not fake.buttons(edited(fake, ada.id, q2))
     stopped = await interviews.last_interview(coach.services.db, user_id=ada.id)
@@ -158,8 +160,8 @@ async def test_stop_gives_a_partial_report_and_compares_with_the_last_one(fake, 
     _, [q2] = await answer_interview(fake, coach, ada, q1, right=False, seconds=5)
     [report] = await say(fake, ada, "/interview stop")
     assert "Score: 0/1 (0%)" in report["text"]
-    assert "100% → now 0% (-100 points)" in report["text"]
-    assert "Last interview (10 Mar 2026)" in report["text"]  # the one date format of English
+    # Neither interview had enough answers: no verdict, and no comparison between them.
+    assert "No verdict yet" in report["text"] and "→ now" not in report["text"]
     [msg] = await say(fake, ada, "/interview stop")
     assert "No interview is running" in msg["text"]
 
@@ -201,7 +203,7 @@ async def test_review_serves_due_cards_then_says_when_the_next_is_due(fake, coac
         asked = next(q for q in coach.services.bank.questions.values()
                      if q.key in fake.buttons(question)[0][0][1])
         wrong = next(k for k in asked.option_keys if k != asked.correct)
-        await tap(fake, ada, question, button(fake, question, wrong.upper()), expect=1)
+        await tap(fake, ada, question, option_button(fake, question, wrong)[1], expect=1)
         missed.append(asked)
     [msg] = await say(fake, ada, "/review")
     assert "Nothing is due for review" in msg["text"] and "in 10 min" in msg["text"]
@@ -210,16 +212,16 @@ async def test_review_serves_due_cards_then_says_when_the_next_is_due(fake, coac
     [review] = await say(fake, ada, "/review")
     assert "Review" in review["text"] and "1 more due after this one" in review["text"]
     assert missed[0].text("en").body in review["text"]  # most overdue first
-    answer, [explained] = await tap(fake, ada, review, button(fake, review, missed[0].correct.upper()),
-                                    expect=1)
+    answer, [explained] = await tap(fake, ada, review,
+                                    option_button(fake, review, missed[0].correct)[1], expect=1)
     assert answer["text"] == "✅ Correct!" and "Because of" in explained["text"]
     assert button(fake, explained, "Next review ▶ (1 left)")
     _, [review2] = await tap(fake, ada, explained, button(fake, explained, "Next review"), expect=1)
     assert missed[1].text("en").body in review2["text"] and "0 more due" in review2["text"]
-    _, [done] = await tap(fake, ada, review2, button(fake, review2, missed[1].correct.upper()),
+    _, [done] = await tap(fake, ada, review2, option_button(fake, review2, missed[1].correct)[1],
                           expect=1)
     assert "Nothing is due for review" in done["text"] and "in 1 day." in done["text"]
-    assert [t for row in fake.buttons(done) for t, _ in row] == ["⚑ Report"]  # no next review
+    assert [[t for t, _ in row] for row in fake.buttons(done)] == [["⚑ Report"], ["I guessed 🤔"]]
     sources = await coach.services.db.fetchall(
         "SELECT source FROM answers WHERE user_id = ? ORDER BY id", (ada.id,))
     assert [r["source"] for r in sources] == ["practice", "practice", "review", "review"]
@@ -234,7 +236,7 @@ async def test_topics_weakest_first_and_a_tap_practises_that_topic(fake, coach):
         [question] = await say(fake, ada, "/quiz " + q.topic)
         asked = next(x for x in bank.questions.values() if x.key in fake.buttons(question)[0][0][1])
         key = asked.correct if right else next(k for k in asked.option_keys if k != asked.correct)
-        await tap(fake, ada, question, button(fake, question, key.upper()), expect=1)
+        await tap(fake, ada, question, option_button(fake, question, key)[1], expect=1)
     [msg] = await say(fake, ada, "/topics")
     lines = msg["text"].splitlines()
     assert "Backend" in lines[0]
@@ -297,7 +299,7 @@ async def test_level_up_is_suggested_once_and_one_tap_switches(fake, coach):
     [question] = await say(fake, ada, "/quiz")
     asked = next(q for q in coach.services.bank.questions.values()
                  if q.key in fake.buttons(question)[0][0][1])
-    _, [_, hint] = await tap(fake, ada, question, button(fake, question, asked.correct.upper()),
+    _, [_, hint] = await tap(fake, ada, question, option_button(fake, question, asked.correct)[1],
                              expect=2)
     assert "Ready for Mid?" in hint["text"] and "Your rating in Backend is 18" in hint["text"]
     assert "70–85% band" in hint["text"] and "stay at Junior" in hint["text"]
@@ -308,7 +310,7 @@ async def test_level_up_is_suggested_once_and_one_tap_switches(fake, coach):
     asked = next(q for q in coach.services.bank.questions.values()
                  if q.key in fake.buttons(question)[0][0][1])
     before = len(fake.bot_messages(ada.id))
-    await tap(fake, ada, question, button(fake, question, asked.correct.upper()), expect=1)
+    await tap(fake, ada, question, option_button(fake, question, asked.correct)[1], expect=1)
     await say(fake, ada, "/help")
     assert len(fake.bot_messages(ada.id)) == before + 2  # the explanation and /help: no new hint
 
@@ -375,7 +377,7 @@ async def test_due_reviews_are_mixed_into_quiz(fake, coach):
     asked = next(q for q in coach.services.bank.questions.values()
                  if q.key in fake.buttons(question)[0][0][1])
     wrong = next(k for k in asked.option_keys if k != asked.correct)
-    await tap(fake, ada, question, button(fake, question, wrong.upper()), expect=1)
+    await tap(fake, ada, question, option_button(fake, question, wrong)[1], expect=1)
     coach.clock.advance(days=1)
     bodies = []
     for _ in range(9):
@@ -396,7 +398,7 @@ async def test_the_reminder_shows_the_real_due_count(fake, tmp_path):
         asked = next(q for q in runner.services.bank.questions.values()
                      if q.key in fake.buttons(question)[0][0][1])
         wrong = next(k for k in asked.option_keys if k != asked.correct)
-        await tap(fake, ada, question, button(fake, question, wrong.upper()), expect=1)
+        await tap(fake, ada, question, option_button(fake, question, wrong)[1], expect=1)
         await say(fake, ada, "/remind 09:30 always")
         runner.clock.advance(minutes=31)  # 09:31: the miss is due again (10 minutes after)
         reminder = await fake.wait_until(lambda: next(

@@ -131,7 +131,7 @@ async def test_flags_for_admins_only_grouped_with_fixed_and_dismissed(fake, bot,
     forged, _ = await tap(fake, ada, denied, "v1:fx:f:1")
     assert "expired" in forged["text"]
     [listing] = await say(fake, admin, "/flags")
-    assert asked.id in listing["text"] and "2 report(s)" in listing["text"]
+    assert asked.id in listing["text"] and "reports: 2" in listing["text"]
     assert "Unclear ×2" in listing["text"]
     assert "&lt;b&gt;this&lt;/b&gt;" in listing["html"]
     [help_msg] = await say(fake, admin, "/help")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.e2e.conftest import button, say, tap
+from tests.e2e.conftest import button, option_button, say, tap
 
 
 async def onboard(fake, user, field="Backend", level="Junior"):
@@ -26,8 +26,8 @@ async def test_onboarding_then_a_right_answer(fake, bot):
     assert [t for t, _ in fake.buttons(question)[0]] == ["A", "B", "C", "D"]
     q = bot.services.bank.questions
     asked = next(x for x in q.values() if x.text("en").body.split("`")[0][:20] in question["text"])
-    right = asked.correct.upper()
-    answer, [explanation] = await tap(fake, ada, question, button(fake, question, right), expect=1)
+    right, data = option_button(fake, question, asked.correct)
+    answer, [explanation] = await tap(fake, ada, question, data, expect=1)
     assert answer["text"].startswith("✅")
     edited = fake.messages(ada.id)
     graded = next(m for m in edited if m["message_id"] == question["message_id"])
@@ -42,17 +42,19 @@ async def test_wrong_answer_then_stale_and_double_taps(fake, bot):
     [question] = await say(fake, ada, "/quiz")
     asked = next(q for q in bot.services.bank.questions.values()
                  if q.key in fake.buttons(question)[0][0][1])
-    wrong = next(k for k in asked.option_keys if k != asked.correct).upper()
-    answer, [explanation] = await tap(fake, ada, question, button(fake, question, wrong), expect=1)
-    assert answer["text"] == f"❌ Not quite: the answer is {asked.correct.upper()}."
-    assert explanation["text"].startswith(f"❌ The answer is {asked.correct.upper()}.")
+    wrong = next(k for k in asked.option_keys if k != asked.correct)
+    right_letter, _ = option_button(fake, question, asked.correct)
+    answer, [explanation] = await tap(fake, ada, question, option_button(fake, question, wrong)[1],
+                                      expect=1)
+    assert answer["text"] == f"❌ Not quite: the answer is {right_letter}."
+    assert explanation["text"].startswith(f"❌ The answer is {right_letter}.")
     # A late tap on the graded question (its old button) records nothing and is still answered.
     again, _ = await tap(fake, ada, question, f"v1:a:{asked.key}:{asked.correct}")
     assert again["text"] == "You already answered this question."
     junk, _ = await tap(fake, ada, question, "v0:zz:old-button")
     assert "expired" in junk["text"]
     rows = await bot.services.db.fetchall("SELECT chosen FROM answers WHERE user_id = ?", (ada.id,))
-    assert [r["chosen"] for r in rows] == [wrong.lower()]
+    assert [r["chosen"] for r in rows] == [wrong]  # the option's key in the pack
 
 
 async def test_next_button_asks_again_once(fake, bot):

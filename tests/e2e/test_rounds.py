@@ -85,11 +85,21 @@ def find_text(fake, needle: str) -> dict | None:
 _seen_buttons: dict[int, dict[str, str]] = {}
 
 
-def letter_data(fake, message, letter: str) -> str:
+def seen_buttons(fake, message) -> dict[str, str]:
     if message["message_id"] not in _seen_buttons or not _seen_buttons[message["message_id"]]:
         _seen_buttons[message["message_id"]] = {t: d for row in fake.buttons(message)
                                                 for t, d in row}
-    return _seen_buttons[message["message_id"]][letter]
+    return _seen_buttons[message["message_id"]]
+
+
+def letter_data(fake, message, letter: str) -> str:
+    return seen_buttons(fake, message)[letter]
+
+
+def shown(fake, message, key: str) -> str:
+    """The letter the option `key` (its key in the pack) is shown under: options are shuffled."""
+    return next(letter for letter, data in seen_buttons(fake, message).items()
+                if callbacks.RoundAnswer.parse(data).option == key)
 
 
 async def asked(runner: BotRunner, fake, message):
@@ -106,8 +116,8 @@ async def group_tap(fake, user, message, letter):
     return answer["text"]
 
 
-def wrong_letter(question) -> str:
-    return next(k for k in question.option_keys if k != question.correct).upper()
+def wrong_letter(fake, message, question) -> str:
+    return shown(fake, message, next(k for k in question.option_keys if k != question.correct))
 
 
 async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, rounds_bot):
@@ -117,7 +127,7 @@ async def test_first_tap_counts_then_reveal_results_and_scoreboard(fake, team, r
     assert "2 questions, 2 s each" in announcement["text"]
     assert "Question 1/2" in first["text"] and "2 s to answer" in first["text"]
     question = await asked(rounds_bot, fake, first)
-    right, wrong = question.correct.upper(), wrong_letter(question)
+    right, wrong = shown(fake, first, question.correct), wrong_letter(fake, first, question)
     assert [t for t, _ in fake.buttons(first)[0]] == [k.upper() for k in question.option_keys]
 
     clock.advance(seconds=0.2)
@@ -168,8 +178,8 @@ async def test_ties_share_a_rank_and_group_answers_count_in_personal_stats(fake,
     [_, first] = await group_says(fake, team.admin, "/round 1 2", expect=2)
     question = await asked(rounds_bot, fake, first)
     for member in (team.ada, team.cem):
-        await group_tap(fake, member, first, question.correct.upper())
-    await group_tap(fake, team.bob, first, wrong_letter(question))
+        await group_tap(fake, member, first, shown(fake, first, question.correct))
+    await group_tap(fake, team.bob, first, wrong_letter(fake, first, question))
     board = await wait_for_text(rounds_bot, "Round over")
     assert board["text"].splitlines()[1:] == [
         "🥇 1. \u2068Ada\u2069 · 1 right · 1.50 pts", "🥇 1. \u2068Cem\u2069 · 1 right · 1.50 pts",
@@ -201,7 +211,7 @@ async def test_stop_is_for_the_starter_and_admins(fake, team, rounds_bot):
     assert msg["text"] == "No round is running. Start one with /round."
     [_, first] = await group_says(fake, team.ada, "/round 3 30", expect=2)
     question = await asked(rounds_bot, fake, first)
-    await group_tap(fake, team.bob, first, question.correct.upper())
+    await group_tap(fake, team.bob, first, shown(fake, first, question.correct))
     [refused] = await group_says(fake, team.bob, "/stop")
     assert "only whoever started the round or a group admin" in refused["text"]
     [board] = await group_says(fake, team.admin, "/stop")
@@ -227,8 +237,8 @@ async def test_leaderboard_all_time_and_this_week(fake, team, rounds_bot):
         await group_says(fake, team.ada, "/round 1 1", expect=2)
         first = await wait_for_question(rounds_bot, before + 1)
         question = await asked(rounds_bot, fake, first)
-        await group_tap(fake, team.ada, first, question.correct.upper())
-        await group_tap(fake, team.bob, first, wrong_letter(question))
+        await group_tap(fake, team.ada, first, shown(fake, first, question.correct))
+        await group_tap(fake, team.bob, first, wrong_letter(fake, first, question))
         await rounds_bot.let_time_pass(lambda: "Round over" in fake.bot_messages(GROUP)[-1]["text"])
     [board] = await group_says(fake, team.ada, "/leaderboard")
     text = board["text"]
@@ -274,11 +284,11 @@ async def test_restart_resumes_a_question_with_time_left(fake, team, tmp_path):
     try:
         [_, first] = await group_says(fake, team.ada, "/round 2 3", expect=2)
         question = await asked(runner, fake, first)
-        await group_tap(fake, team.ada, first, question.correct.upper())
+        await group_tap(fake, team.ada, first, shown(fake, first, question.correct))
         await runner.restart()
         # Taps keep working across the restart; the question is revealed when its time is up.
-        assert await group_tap(fake, team.bob, first, question.correct.upper()) == \
-            f"🔒 Locked in: {question.correct.upper()}"
+        assert await group_tap(fake, team.bob, first, shown(fake, first, question.correct)) == \
+            f"🔒 Locked in: {shown(fake, first, question.correct)}"
         await wait_for_text(runner, "Got it right")
         assert "2 answered, 2 right" in current(fake, first)["text"]
         board = await wait_for_text(runner, "Round over")
@@ -295,7 +305,7 @@ async def test_restart_after_the_time_ran_out_reveals_and_carries_on(fake, team,
     try:
         [_, first] = await group_says(fake, team.ada, "/round 2 20", expect=2)
         question = await asked(runner, fake, first)
-        await group_tap(fake, team.cem, first, question.correct.upper())
+        await group_tap(fake, team.cem, first, shown(fake, first, question.correct))
         await runner.stop()
         runner.clock.advance(minutes=5)  # the bot was down past the deadline
         await runner.start()
@@ -317,7 +327,7 @@ async def test_countdown_edits_and_the_send_budget(fake, team, tmp_path):
     try:
         [_, first] = await group_says(fake, team.ada, "/round 2 3", expect=2)
         question = await asked(runner, fake, first)
-        await group_tap(fake, team.ada, first, question.correct.upper())
+        await group_tap(fake, team.ada, first, shown(fake, first, question.correct))
         runner.elapse(seconds=1)  # the first countdown edit is due: 2 s left
         await fake.wait_until(lambda: "1 answered" in current(fake, first)["text"], timeout=5)
         assert "s left" in current(fake, first)["text"]
@@ -363,7 +373,8 @@ async def test_two_hundred_members_tapping_at_once_are_all_counted_once(fake, tm
         db = runner.services.db
         rows = await db.fetchone("SELECT COUNT(*) AS n, COUNT(DISTINCT user_id) AS users,"
                                  " SUM(points) AS points FROM round_answers")
-        right = sum(1 for letter in firsts.values() if letter == question.correct.upper())
+        right = sum(1 for letter in firsts.values()
+                    if letter == shown(fake, first, question.correct))
         # The clock stood still, so every right answer has the whole speed bonus.
         assert (rows["n"], rows["users"], rows["points"]) == (200, 200, right * 150)
         personal = await db.fetchone(
@@ -479,7 +490,7 @@ async def test_a_round_follows_its_group_to_the_new_supergroup(fake, team, round
     fake.send_message(team.ada, "/round 2 2", chat_id=old)
     first = (await fake.wait_for_bot_messages(old, 2))[1]
     question = await asked(rounds_bot, fake, first)
-    await group_tap_in(fake, team.bob, first, question.correct.upper(), old)
+    await group_tap_in(fake, team.bob, first, shown(fake, first, question.correct), old)
     fake.group(new, "Study", members={team.ada: "creator", team.bob: "member"})
     fake.enqueue_update({"message": {
         "message_id": 99, "date": 0, "chat": {"id": old, "type": "group", "title": "Study"},
@@ -489,7 +500,7 @@ async def test_a_round_follows_its_group_to_the_new_supergroup(fake, team, round
     again = await fake.wait_until(lambda: next(
         (m for m in fake.bot_messages(new) if "Question 1/2" in m["text"]), None))
     assert await group_tap_in(fake, team.bob, again, "A", new) == \
-        f"Your answer is already locked in: {question.correct.upper()}"
+        f"Your answer is already locked in: {shown(fake, first, question.correct)}"
     board = await rounds_bot.let_time_pass(lambda: next(
         (m for m in fake.bot_messages(new) if "Round over" in m["text"]), None), timeout=10)
     assert "\u2068Bob\u2069 · 1 right" in board["text"]

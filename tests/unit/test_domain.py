@@ -100,6 +100,10 @@ def test_callback_data_round_trip_and_limits():
     "v1:fl:0123456789:spam",           # no such report reason
     "v1:fx:x:1",                       # neither fixed nor dismissed
     "v1:vn:expert",                    # no such level
+    "v1:a:0123456789:a:::ag",          # not an order of options
+    "v1:rv:0123456789:a:abcdefa",      # an order too long
+    "v1:mk:0123456789:a:AB",           # an order in capitals
+    "v1:gu:-1",                        # not an answer id
 ])
 def test_callback_schemas_refuse_what_our_buttons_never_carry(data):
     assert all(kind.parse(data) is None for kind in callbacks.KINDS)
@@ -109,11 +113,15 @@ def test_every_callback_kind_round_trips_within_64_bytes():
     samples = [
         callbacks.LanguageChoice("tr"), callbacks.FieldChoice("qa-test-automation"),
         callbacks.LevelChoice("senior"), callbacks.Answer("0123456789", "d", 999999999999, "t"),
+        callbacks.Answer("0123456789", "f", 999999999999, "t", "fedcba"),
+        callbacks.Answer("0123456789", "b", None, None, "cabd"),
         callbacks.Next("a" * 48), callbacks.Next(), callbacks.ReminderChoice("0730"),
         callbacks.TimezoneChoice.of("America/Argentina/ComodRivadavia"),
         callbacks.InterviewAnswer(999999999999, 19, "b"),
         callbacks.InterviewAction("m", 999999999999, 19), callbacks.InterviewAction("n"),
         callbacks.Review("0123456789", "a"), callbacks.Review(),
+        callbacks.Review("0123456789", "f", "fedcba"), callbacks.Mistake(),
+        callbacks.Mistake("0123456789", "f", "fedcba"), callbacks.Guessed(999999999999),
         callbacks.DeleteMe("yes", 999999999999), callbacks.JobMatchAction("u", 1, 4),
         callbacks.JobMatchField(999999999999, 11), callbacks.RoundAnswer(999999999999, 19, "c"),
         callbacks.Flag("0123456789"), callbacks.Flag("0123456789", "outdated"),

@@ -72,13 +72,28 @@ def test_report_arithmetic():
     before = Previous(answered=10, correct=5, ended_at=datetime(2026, 3, 1, tzinfo=UTC))
     report = interview.report(results, total=20, previous=before)
     assert (report.answered, report.correct, report.percent) == (5, 3, 60)
-    assert report.verdict == "close" and not report.complete
+    # Stopped after 5 of 20: the partial score, but no readiness verdict and no comparison.
+    assert report.verdict is None and not report.complete and not report.enough
     assert [(t.topic, t.answered, t.correct) for t in report.by_topic] == [
         ("cache", 1, 0), ("db", 2, 1), ("http", 2, 2)]
     assert report.median_ms == 20_000
     assert [r.position for r in report.slowest] == [1, 4, 2]
     assert [r.position for r in report.mistakes] == [1, 4]
-    assert report.previous.percent == 50 and report.change == 10
+    assert report.previous.percent == 50 and report.change is None and not report.comparable
+
+
+def test_a_stopped_interview_gets_a_verdict_from_ten_answers():
+    before = Previous(answered=10, correct=5, ended_at=datetime(2026, 3, 1, tzinfo=UTC))
+    nine = [result(i, "db", i % 3 != 0, None) for i in range(9)]
+    assert interview.report(nine, total=20, previous=before).verdict is None
+    ten = [*nine, result(9, "db", True, None)]
+    report = interview.report(ten, total=20, previous=before)
+    assert (report.correct, report.percent, report.verdict) == (7, 70, "close")
+    assert report.comparable and report.change == 20
+    # A short interview answered in full carries a verdict with fewer answers.
+    assert interview.report(nine[:5], total=5).verdict == "close"
+    assert interview.enough_for_verdict(10, 20) and not interview.enough_for_verdict(9, 20)
+    assert interview.enough_for_verdict(3, 3) and not interview.enough_for_verdict(0, 0)
 
 
 def test_report_of_one_untimed_answer():
