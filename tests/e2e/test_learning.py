@@ -221,9 +221,10 @@ async def test_mistakes_is_private(fake, learn):
 async def test_i_guessed_moves_a_right_answer_to_mistakes_and_rates_it_hard(fake, learn):
     ada, bob = fake.user(5006, "Ada"), fake.user(5007, "Bob")
     await onboard(fake, ada)
+    await onboard(fake, bob)  # a known user (a stranger's tap is answered as erased data)
     question, explained = await answer_quiz(fake, learn, ada, right=True)
     labels = [[t for t, _ in row] for row in fake.buttons(explained)]
-    assert labels == [["Next ▶"], ["I guessed 🤔"]]
+    assert labels == [["Next ▶", "⚑ Report"], ["I guessed 🤔"]]
     data = button(fake, explained, "I guessed")
     db = learn.services.db
     before = await db.fetchone("SELECT due_at FROM review_cards WHERE user_id = ?", (ada.id,))
@@ -233,7 +234,7 @@ async def test_i_guessed_moves_a_right_answer_to_mistakes_and_rates_it_hard(fake
     assert "/mistakes" in toast["text"]
     # The button goes away (the edit follows the answer), `Next` stays.
     await fake.wait_until(lambda: [[t for t, _ in row] for row in fake.buttons(
-        current(fake, ada.id, explained))] == [["Next ▶"]])
+        current(fake, ada.id, explained))] == [["Next ▶", "⚑ Report"]])
     log = await db.fetchone("SELECT l.rating FROM review_logs l JOIN answers a"
                             " ON a.id = l.answer_id WHERE a.user_id = ?", (ada.id,))
     assert log["rating"] == 2  # Hard, not Good
