@@ -152,6 +152,16 @@ class Next(Schema):
 
 
 @dataclass(frozen=True)
+class TopicPick(Schema):
+    """A topic in a list (/topics, a /quiz topic not found): ask one question on it and leave
+    the list as it is, so another topic is one more tap."""
+
+    KIND: ClassVar[str] = "tp"
+    PARSE = (TOPIC,)
+    topic: str
+
+
+@dataclass(frozen=True)
 class ReminderChoice(Schema):
     """A preset time under /remind (`HHMM`) or `off`."""
 

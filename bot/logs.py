@@ -47,4 +47,7 @@ def setup_logging(level: str, *secrets: str) -> None:
     # At DEBUG, PTB logs every API call's parameters and results: users' messages and the
     # bot's replies. Our own one-line-per-update log (bot.updates) is what operators need.
     logging.getLogger("telegram").setLevel(max(logging.getLevelName(level), logging.INFO))
-    logging.getLogger("apscheduler").setLevel(max(logging.getLevelName(level), logging.INFO))
+    # APScheduler logs two INFO lines per job run (every minute for reminders): noise, unless
+    # someone is debugging.
+    logging.getLogger("apscheduler").setLevel(
+        logging.DEBUG if level == "DEBUG" else logging.WARNING)

@@ -30,9 +30,9 @@ async def _serve(args: argparse.Namespace) -> None:
     print(f"  BOT_API_BASE_FILE_URL={fake.base_file_url}", flush=True)
     print(f"  BOT_TOKEN={fake.token}", flush=True)
     print(f"Web chat (add pretend users with +): http://{fake.host}:{fake.port}/play/", flush=True)
-    if spec is None:
-        print(f"No Bot API spec at {os.environ.get('TELEGRAM_API_SPEC') or SPEC_BESIDE_CHECKOUT}: "
-              "calls are not checked against it, only against Telegram's limits.", flush=True)
+    if spec is None and os.environ.get("TELEGRAM_API_SPEC"):  # asked for and not found
+        print(f"TELEGRAM_API_SPEC={os.environ['TELEGRAM_API_SPEC']} is not a file: calls are "
+              "checked against Telegram's limits only.", flush=True)
     try:
         await asyncio.Event().wait()
     finally:

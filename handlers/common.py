@@ -97,6 +97,30 @@ def chunk(items: list, size: int) -> list[list]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
+# Telegram cuts a label that does not fit its half of a phone-wide row ("QA / Test Autom…").
+LONG_LABEL_CHARS = 16
+
+
+def button_rows(buttons: list[tuple[str, str]], size: int = 2) -> list[list[tuple[str, str]]]:
+    """Buttons `size` to a row, except that a long label gets a row of its own."""
+    rows: list[list[tuple[str, str]]] = []
+    row: list[tuple[str, str]] = []
+    for button in buttons:
+        if len(button[0]) > LONG_LABEL_CHARS:
+            if row:
+                rows.append(row)
+                row = []
+            rows.append([button])
+            continue
+        row.append(button)
+        if len(row) == size:
+            rows.append(row)
+            row = []
+    if row:
+        rows.append(row)
+    return rows
+
+
 async def reply(update: Update, text: str, markup: InlineKeyboardMarkup | None = None) -> Message | None:
     """Reply in the chat the update came from (for commands and callback queries alike)."""
     chat = update.effective_chat

@@ -27,7 +27,7 @@ from bot.texts import Html
 from domain import streaks
 from domain.jobmatch import JobMatch, Matcher, matcher_for, read_text_file
 from domain.progress import percent
-from handlers.common import NEW_MESSAGES, chunk, edit_or_ignore, keyboard, reply
+from handlers.common import NEW_MESSAGES, button_rows, edit_or_ignore, keyboard, reply
 from questions.loader import Bank
 from storage import jobmatch as store
 from storage.jobmatch import RankedField, StoredMatch
@@ -133,7 +133,7 @@ def field_keyboard(context: CoachContext, lang: str, match: StoredMatch) -> Inli
     buttons = [(bank.field_name(field, lang), callbacks.JobMatchField(match.id, ranks[field]).encode())
                for field in sorted(ranks)]
     cancel = (texts.t(lang, "jd-button-cancel"), callbacks.JobMatchAction("x", match.id).encode())
-    return keyboard([*chunk(buttons, 2), [cancel]])
+    return keyboard([*button_rows(buttons), [cancel]])
 
 
 async def rank_and_answer(update: Update, context: CoachContext, user: User, lang: str,
@@ -326,9 +326,13 @@ async def plan(update: Update, context: CoachContext) -> None:
     topics = [t for t in stored.topics if bank.topic(stored.field, t)]
     for number, topic in enumerate(topics, start=1):
         pool = bank.pool(stored.field, level, topic) or bank.pool(stored.field, None, topic)
-        ids = {q.id for q in pool}
-        name = bank.topic_name(stored.field, topic, lang)
         done = progress.get(topic)
+        # Both sides count the same questions: the level's pool plus any other question of the
+        # topic already answered (a review, another level), so "1 answered" never sits next to
+        # "0 seen".
+        topic_ids = {q.id for q in bank.pool(stored.field, None, topic)}
+        ids = {q.id for q in pool} | (done.question_ids & topic_ids if done else set())
+        name = bank.topic_name(stored.field, topic, lang)
         if done is None:
             lines.append(context.t("plan-topic-new", number=number, topic=name,
                                  count=len(ids)))

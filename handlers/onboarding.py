@@ -8,7 +8,7 @@ from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
 from bot import callbacks
 from bot.context import CoachContext
-from handlers.common import NEW_MESSAGES, chunk, edit_or_ignore, keyboard, listing, reply
+from handlers.common import NEW_MESSAGES, button_rows, edit_or_ignore, keyboard, listing, reply
 from handlers.help import set_chat_menu
 from questions.model import LEVELS
 from storage.users import User, update_user
@@ -26,7 +26,7 @@ def field_keyboard(context: CoachContext, lang: str, current: str | None = None)
     bank = context.services.bank
     buttons = [(("✓ " if key == current else "") + bank.field_name(key, lang),
                 callbacks.FieldChoice(key).encode()) for key in sorted(bank.fields)]
-    return keyboard(chunk(buttons, 2))
+    return keyboard(button_rows(buttons))
 
 
 def level_keyboard(context: CoachContext, lang: str, current: str | None = None):

@@ -19,17 +19,19 @@ from domain.grading import Grade, checked_order, grade, shown_order
 from handlers import flags
 from handlers.common import (
     NEW_MESSAGES,
+    button_rows,
     edit_or_ignore,
     first_tap,
     keyboard,
-    listing,
     own_keyboard,
     remove_buttons,
     reply,
 )
+from handlers.onboarding import ask_next_choice
 from questions import render
 from questions.model import Question
 from questions.selection import choose_adaptive, choose_next, last_topic, plan_pool
+from questions.topic_match import find_topic
 from services import answers
 from services.answers import Recorded
 from storage import ratings as rating_store
@@ -40,6 +42,7 @@ from storage.users import User
 
 log = logging.getLogger(__name__)
 COMMANDS = ("quiz",)
+MAX_TOPIC_BUTTONS = 40  # the same cap as /topics: a keyboard well inside Telegram's limits
 
 
 def question_header(context: CoachContext, question: Question, lang: str) -> str:
@@ -115,7 +118,8 @@ async def ask(update: Update, context: CoachContext, user: User, lang: str,
     """Ask the next question, or say why there is none."""
     texts, bank = context.services.texts, context.services.bank
     if not user.field or user.field not in bank.fields or not user.level:
-        await reply(update, texts.t(lang, "need-setup"))
+        # Not set up yet: show the first missing choice right here, not a "send /start" note.
+        await ask_next_choice(update, context, user, lang)
         return
     question = await pick_question(context.services, user, topic)
     if question is None:
@@ -128,15 +132,38 @@ async def ask(update: Update, context: CoachContext, user: User, lang: str,
 async def quiz(update: Update, context: CoachContext) -> None:
     """/quiz [topic]"""
     user, lang = context.user, context.lang
-    topic = context.args[0].lower() if context.args else None
-    if topic and user.field and context.services.bank.topic(user.field, topic) is None:
-        bank = context.services.bank
-        topics = sorted(bank.fields[user.field].topics) if user.field in bank.fields else []
-        await reply(update, context.services.texts.t(
-            lang, "bad-topic", value=topic[:48], field=bank.field_name(user.field or "", lang),
-            values=listing(topics) or "—"))
-        return
+    bank = context.services.bank
+    wanted = " ".join(context.args or ())
+    topic = None
+    if wanted and user.field in bank.fields and user.level:
+        topic = find_topic(bank, user.field, wanted)
+        if topic is None:
+            await own_keyboard(context, await reply(
+                update, context.t("quiz-pick-topic", value=wanted[:48],
+                                  field=bank.field_name(user.field, lang)),
+                topic_keyboard(context, user.field, sorted(bank.fields[user.field].topics))))
+            return
     await ask(update, context, user, lang, topic)
+
+
+def topic_keyboard(context: CoachContext, field: str, topics: list[str]):
+    """One button per topic (a long name on a row of its own); a tap asks on that topic."""
+    bank = context.services.bank
+    return keyboard(button_rows([(bank.topic_name(field, topic, context.lang),
+                                  callbacks.TopicPick(topic).encode())
+                                 for topic in topics[:MAX_TOPIC_BUTTONS]]))
+
+
+async def pick_topic(update: Update, context: CoachContext) -> None:
+    """A topic tapped in a list: ask on it and leave the list, so another topic is one tap."""
+    query = update.callback_query
+    data = callbacks.TopicPick.parse(query.data)
+    user = context.user
+    if data is None or not user.field or context.services.bank.topic(user.field, data.topic) is None:
+        await query.answer(context.t("toast-expired"))
+        return
+    await query.answer()
+    await ask(update, context, user, context.lang, data.topic)
 
 
 async def next_question(update: Update, context: CoachContext) -> None:
@@ -282,3 +309,4 @@ def register(app: Application) -> None:
     app.add_handler(CallbackQueryHandler(receive_answer, pattern=callbacks.Answer.pattern()))
     app.add_handler(CallbackQueryHandler(next_question, pattern=callbacks.Next.pattern()))
     app.add_handler(CallbackQueryHandler(stay_at_level, pattern=callbacks.LevelNotYet.pattern()))
+    app.add_handler(CallbackQueryHandler(pick_topic, pattern=callbacks.TopicPick.pattern()))

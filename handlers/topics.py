@@ -8,14 +8,13 @@ from telegram.ext import Application, CommandHandler
 from bot import callbacks
 from bot.context import CoachContext
 from domain import progress
-from handlers.common import NEW_MESSAGES, chunk, fit, keyboard, reply
+from handlers.common import NEW_MESSAGES, button_rows, fit, keyboard, reply
 from questions.markup import plain_length
 from questions.render import MESSAGE_LIMIT
 from storage.answers import TopicTotal, topic_totals
 
 COMMANDS = ("topics",)
 MAX_TOPICS = 40  # keeps the message and its keyboard well inside Telegram's limits
-BUTTON_LABEL_CHARS = 30
 
 
 async def topics(update: Update, context: CoachContext) -> None:
@@ -40,14 +39,13 @@ async def topics(update: Update, context: CoachContext) -> None:
                                  accuracy=progress.percent(total.correct, total.answered)))
         else:
             lines.append(context.t("topics-line-new", topic=name))
-        label = name if len(name) <= BUTTON_LABEL_CHARS else name[: BUTTON_LABEL_CHARS - 1] + "…"
-        buttons.append((label, callbacks.Next(total.topic).encode()))
+        buttons.append((name, callbacks.TopicPick(total.topic).encode()))
     # However many topics and however long their names, the list fits one message.
     hint = context.t("topics-hint")
     text = fit(context.t("topics-title", field=bank.field_name(user.field, lang)), lines,
                lambda left_out: context.t("and-more", count=left_out),
                limit=MESSAGE_LIMIT - plain_length(hint) - 2)
-    await reply(update, text + "\n\n" + hint, keyboard(chunk(buttons, 2)))
+    await reply(update, text + "\n\n" + hint, keyboard(button_rows(buttons)))
 
 
 def register(app: Application) -> None:

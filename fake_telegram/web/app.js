@@ -444,7 +444,8 @@ function noteNode(note) {
 
 function renderNote(note) {
   return el("div", { class: `note ${note.kind}` },
-    el("strong", {}, note.kind === "refused" ? "Telegram would refuse: " : "Not answered: "),
+    note.kind === "too-long" ? "" :
+      el("strong", {}, note.kind === "refused" ? "Telegram would refuse: " : "Not answered: "),
     note.text);
 }
 
@@ -746,8 +747,20 @@ function sendFromBox() {
   send(value);
 }
 
+// Telegram counts a message's length in UTF-16 code units, as JavaScript does.
+const MESSAGE_LIMIT = 4096;
+
 async function send(value) {
   const chatId = state.chatId;
+  if (value.length > MESSAGE_LIMIT) {
+    // Like Telegram's apps: the message stays in the box and the chat says why it was not sent.
+    const last = Math.max(0, ...chatMessages(chatId).keys());
+    addNote(chatId, last, `Message too long: ${value.length.toLocaleString("en-US")} characters. `
+      + `A message holds at most ${MESSAGE_LIMIT.toLocaleString("en-US")}; shorten it or send it in parts.`,
+      "too-long");
+    renderChat(true);
+    return;
+  }
   const body = { user: state.userId, chat: chatId, text: value };
   if (state.replyTo && state.replyTo.chat_id === chatId) body.reply_to = state.replyTo.message_id;
   $("text").value = "";

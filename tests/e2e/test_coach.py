@@ -240,8 +240,8 @@ async def test_topics_weakest_first_and_a_tap_practises_that_topic(fake, coach):
     [msg] = await say(fake, ada, "/topics")
     lines = msg["text"].splitlines()
     assert "Backend" in lines[0]
-    assert lines[1] == "▱▱▱▱▱ 0% · Databases (1)"
-    assert lines[2] == "▰▰▰▱▱ 50% · REST APIs (2)"
+    assert lines[1] == "▱▱▱▱▱ 0% · Databases (1 answered)"
+    assert lines[2] == "▰▰▰▱▱ 50% · REST APIs (2 answered)"
     assert lines[3] == "▱▱▱▱▱ — · Caching (not started)"
     assert [t for row in fake.buttons(msg) for t, _ in row] == ["Databases", "REST APIs", "Caching"]
     _, [question] = await tap(fake, ada, msg, button(fake, msg, "Caching"), expect=1)

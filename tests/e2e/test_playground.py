@@ -10,7 +10,6 @@ from fake_telegram import FakeTelegram, playground
 from tests.conftest import TEST_BANK
 from tests.emulator.test_webchat import Page
 from tests.playground_process import PlaygroundProcess
-from tests.shared_files import API_SPEC
 
 ADA, AYSE, BOB = 1001, 1002, 1003
 
@@ -107,8 +106,18 @@ def test_play_needs_no_token_and_cleans_up(tmp_path):
     assert not (tmp_path / database).exists()  # the temporary database is gone
     assert not (tmp_path / "real.sqlite3").exists()
     assert "Traceback" not in output and "BOT_TOKEN" not in output
-    if API_SPEC is not None:
-        assert "not checked" not in output  # the spec is said only when it is missing
+    assert "is not a file" not in output  # the spec is said only when one asked for is missing
+
+
+def test_play_starts_quietly_at_info(tmp_path):
+    # No spec asked for (the usual start) and the scheduler's own lines: nothing to warn about.
+    process = PlaygroundProcess(tmp_path, QUESTIONS_DIR=str(TEST_BANK), LOG_LEVEL="INFO",
+                                TELEGRAM_API_SPEC="")
+    process.wait_url()
+    assert process.stop() == 0
+    output = process.output()
+    assert "apscheduler" not in output and "spec" not in output.lower(), output
+    assert "WARNING" not in output and "Traceback" not in output, output
 
 
 def test_play_keeps_a_given_database_and_says_once_that_calls_are_unchecked(tmp_path):
@@ -120,7 +129,7 @@ def test_play_keeps_a_given_database_and_says_once_that_calls_are_unchecked(tmp_
     assert process.stop() == 0
     assert kept.is_file()
     output = process.output()
-    assert output.count("not checked") == 1 and str(missing) in output, output
+    assert output.count("is not a file") == 1 and str(missing) in output, output
 
 
 def test_play_refuses_a_bad_bank(tmp_path):
