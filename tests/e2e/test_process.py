@@ -46,7 +46,7 @@ async def test_a_whole_session_with_the_real_process(fake, tmp_path):
         assert answer["text"][0] in "✅❌"
         [stats] = await say(fake, ada, "/stats")
         assert "Answered: 1" in stats["text"]
-        fake.send_message(ada, "my private note 4711 about a job at Acme")
+        fake.send_message(ada, "my private note zq4711xv about a job at Acme")
         await say(fake, ada, "/field <b>nosuch-field-9931</b>")
     finally:
         process.send_signal(signal.SIGTERM)
@@ -56,7 +56,7 @@ async def test_a_whole_session_with_the_real_process(fake, tmp_path):
     # Even at DEBUG, neither the token nor what the user typed reaches the log.
     assert fake.token not in log
     assert fake.token.split(":")[1] not in log
-    assert "4711" not in log and "nosuch-field-9931" not in log
+    assert "zq4711xv" not in log and "nosuch-field-9931" not in log
     assert "route=/quiz user_id=2001" in log  # one line per update, ids only
     assert fake.violations == []
 
