@@ -86,13 +86,12 @@ async def receive_mistake_answer(update: Update, context: CoachContext,
     texts, lang = services.texts, graded.lang
     body = practice.explanation_text(context, graded)
     left = len(await mistakes_left(services, graded.user.user_id))
-    rows = practice.guess_rows(context, graded)
+    next_button = None
     if left:
-        rows.insert(0, [(texts.t(lang, "button-next-redo", left=left),
-                         callbacks.Mistake().encode())])
+        next_button = (texts.t(lang, "button-next-redo", left=left), callbacks.Mistake().encode())
     else:
         body += "\n\n" + texts.t(lang, "mistakes-none")
-    await reply(update, body, keyboard(rows) if rows else None)
+    await reply(update, body, practice.explanation_keyboard(context, graded, next_button))
     await practice.suggest_level(update, context, graded)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from telegram import Message, Update
+from telegram import InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatType
 from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
@@ -244,6 +244,14 @@ def explanation_text(context: CoachContext, graded: Graded) -> str:
     return body
 
 
+def explanation_keyboard(context: CoachContext, graded: Graded,
+                         next_button: tuple[str, str] | None) -> InlineKeyboardMarkup:
+    """Under every explanation: the way on (if any) and `⚑ Report` in one row, then
+    `I guessed 🤔` under a right answer."""
+    row = [*([next_button] if next_button else []), flags.report_button(context, graded.question)]
+    return keyboard([row, *guess_rows(context, graded)])
+
+
 def guess_rows(context: CoachContext, graded: Graded) -> list[list[tuple[str, str]]]:
     """`I guessed 🤔` under the explanation of a right answer (nothing under a wrong one)."""
     answer_id = graded.recorded.answer_id
@@ -298,9 +306,7 @@ async def receive_answer(update: Update, context: CoachContext) -> None:
     next_data = callbacks.Next(graded.question.topic if data.on_topic else None).encode()
     await own_keyboard(context, await reply(
         update, explanation_text(context, graded),
-        keyboard([[(texts.t(lang, "button-next"), next_data),
-                   flags.report_button(context, graded.question)],
-                  *guess_rows(context, graded)])))
+        explanation_keyboard(context, graded, (texts.t(lang, "button-next"), next_data))))
     await suggest_level(update, context, graded)
 
 

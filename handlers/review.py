@@ -16,7 +16,7 @@ from bot import callbacks
 from bot.context import CoachContext, services_of
 from domain import review
 from domain.grading import shown_order
-from handlers import flags, practice
+from handlers import practice
 from handlers.common import NEW_MESSAGES, first_tap, keyboard, remove_buttons, reply
 from questions import render
 from storage import review as store
@@ -98,12 +98,12 @@ async def receive_review_answer(update: Update, context: CoachContext,
     texts, lang = services.texts, graded.lang
     body = practice.explanation_text(context, graded)
     left = await store.due_count(services.db, user_id=graded.user.user_id, now=services.now())
-    row = [flags.report_button(context, graded.question)]
+    next_button = None
     if left:
-        row.insert(0, (texts.t(lang, "button-next-review", left=left), callbacks.Review().encode()))
+        next_button = (texts.t(lang, "button-next-review", left=left), callbacks.Review().encode())
     else:
         body += "\n\n" + await nothing_due_text(context, graded.user.user_id, lang)
-    await reply(update, body, keyboard([row, *practice.guess_rows(context, graded)]))
+    await reply(update, body, practice.explanation_keyboard(context, graded, next_button))
     await practice.suggest_level(update, context, graded)
 
 
