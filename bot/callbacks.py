@@ -222,16 +222,11 @@ class Review(Schema):
 
 
 @dataclass(frozen=True)
-class Mistake(Schema):
+class Mistake(Review):
     """/mistakes: a letter under a missed question (with the shown order), or `Next mistake`
-    (no fields)."""
+    (no fields); the same fields as a review button, its own kind."""
 
     KIND: ClassVar[str] = "mk"
-    PARSE = (QUESTION_KEY, OPTION, ORDER)
-    REQUIRED: ClassVar[int] = 0
-    question_key: str | None = None
-    option: str | None = None
-    order: str | None = None
 
 
 @dataclass(frozen=True)

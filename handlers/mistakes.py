@@ -13,7 +13,7 @@ from bot.context import CoachContext
 from bot.services import Services
 from domain.grading import shown_order
 from handlers import practice
-from handlers.common import first_tap, keyboard, remove_buttons, reply
+from handlers.common import keyboard, reply
 from questions import render
 from questions.model import Question
 from services import answers
@@ -58,20 +58,8 @@ async def mistakes_command(update: Update, context: CoachContext) -> None:
 
 async def mistake_button(update: Update, context: CoachContext) -> None:
     """A/B/C/D on a missed question (`mk:<question>:<option>:<order>`), or `Next mistake`."""
-    query = update.callback_query
-    data = callbacks.Mistake.parse(query.data)
-    if data is None or (data.question_key is None) != (data.option is None):
-        await query.answer(context.t("toast-expired"))
-        return
-    if data.question_key is not None:
-        await receive_mistake_answer(update, context, data)
-        return
-    if not first_tap(context, query):  # a one-shot button: a double tap serves one question
-        await query.answer(context.t("toast-button-used"))
-        return
-    await query.answer()
-    await remove_buttons(query.message)
-    await serve_mistake(update, context, context.user, context.lang)
+    data = callbacks.Mistake.parse(update.callback_query.data)
+    await practice.deck_button(update, context, data, receive_mistake_answer, serve_mistake)
 
 
 async def receive_mistake_answer(update: Update, context: CoachContext,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from telegram import InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatType
@@ -242,6 +243,29 @@ def explanation_text(context: CoachContext, graded: Graded) -> str:
     if graded.recorded.milestone:
         body += "\n\n" + texts.t(lang, "streak-milestone", days=graded.recorded.milestone)
     return body
+
+
+async def deck_button(update: Update, context: CoachContext, data: callbacks.Review | None,
+                      on_answer: Callable[[Update, CoachContext, Any], Awaitable[None]],
+                      on_next: Callable[[Update, CoachContext, User, str], Awaitable[None]],
+                      ) -> None:
+    """A button of a private deck (/review, /mistakes): a letter under its question, or its
+    one-shot `Next`. Anything else, or such a button in a group (the decks are private, so it
+    was forged), is answered as expired."""
+    query = update.callback_query
+    in_group = query.message is not None and query.message.chat.type != ChatType.PRIVATE
+    if data is None or in_group or (data.question_key is None) != (data.option is None):
+        await query.answer(context.t("toast-expired"))
+        return
+    if data.question_key is not None:
+        await on_answer(update, context, data)
+        return
+    if not first_tap(context, query):  # a double tap serves one question
+        await query.answer(context.t("toast-button-used"))
+        return
+    await query.answer()
+    await remove_buttons(query.message)
+    await on_next(update, context, context.user, context.lang)
 
 
 def explanation_keyboard(context: CoachContext, graded: Graded,

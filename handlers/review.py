@@ -17,7 +17,7 @@ from bot.context import CoachContext, services_of
 from domain import review
 from domain.grading import shown_order
 from handlers import practice
-from handlers.common import NEW_MESSAGES, first_tap, keyboard, remove_buttons, reply
+from handlers.common import NEW_MESSAGES, keyboard, reply
 from questions import render
 from storage import review as store
 from storage.users import User
@@ -67,23 +67,8 @@ async def review_command(update: Update, context: CoachContext) -> None:
 
 async def review_button(update: Update, context: CoachContext) -> None:
     """A/B/C/D on a review question (`rv:<question>:<option>`), or `Next review` (`rv`)."""
-    query = update.callback_query
-    data = callbacks.Review.parse(query.data)
-    if query.message is not None and query.message.chat.type != ChatType.PRIVATE:
-        data = None  # review questions are asked in private chats only: a forged button
-    if data is None or (data.question_key is None) != (data.option is None):
-        await query.answer(context.t("toast-expired"))
-        return
-    if data.question_key is not None:
-        await receive_review_answer(update, context, data)
-        return
-    user, lang = context.user, context.lang
-    if not first_tap(context, query):  # a one-shot button: a double tap serves one card
-        await query.answer(context.t("toast-button-used"))
-        return
-    await query.answer()
-    await remove_buttons(query.message)
-    await serve_review(update, context, user, lang)
+    data = callbacks.Review.parse(update.callback_query.data)
+    await practice.deck_button(update, context, data, receive_review_answer, serve_review)
 
 
 async def receive_review_answer(update: Update, context: CoachContext,
