@@ -287,10 +287,27 @@ def _is_url(value: str) -> bool:
     return value.startswith(("http://", "https://"))
 
 
+def _thread(chat: ChatState, p: JSON, reply: JSON | None) -> int | None:
+    """The forum topic a message goes to: the one named, else the replied-to message's."""
+    thread_id = p.get("message_thread_id")
+    if thread_id is None:
+        return reply.get("message_thread_id") if reply and chat.is_forum else None
+    topic = chat.topics.get(int(thread_id)) if chat.is_forum else None
+    if topic is None or topic["deleted"]:
+        # Also what a chat without topics answers: a thread id belongs to forums only.
+        raise bad_request("message thread not found")
+    if topic["closed"]:
+        raise bad_request("TOPIC_CLOSED")
+    return int(thread_id)
+
+
 def _post(
     state: TelegramState, chat: ChatState, p: JSON, content: JSON, markup: JSON | None
 ) -> JSON:
     reply = reply_target(state, chat, p.get("reply_parameters"))
+    thread_id = _thread(chat, p, reply)
+    if thread_id is not None:
+        content = {**content, "message_thread_id": thread_id, "is_topic_message": True}
     message = state.add_message(
         chat, state.me.to_dict(), content, reply_markup=markup, reply_to=reply
     )
@@ -503,8 +520,11 @@ async def send_document(state: TelegramState, p: JSON) -> JSON:
 
 def editable(state: TelegramState, p: JSON) -> tuple[ChatState, JSON]:
     if "inline_message_id" in p:
-        state.unimplemented["inline_message_id edits"] += 1
-        raise bad_request("MESSAGE_ID_INVALID")
+        where = state.inline_messages.get(str(p["inline_message_id"]))
+        message = state.chats[where[0]].live(where[1]) if where else None
+        if where is None or message is None:
+            raise bad_request("MESSAGE_ID_INVALID")
+        return state.chats[where[0]], message
     if "chat_id" not in p:
         raise bad_request("chat_id is empty")
     if "message_id" not in p:
@@ -518,8 +538,11 @@ def editable(state: TelegramState, p: JSON) -> tuple[ChatState, JSON]:
     return chat, message
 
 
-def apply_edit(state: TelegramState, message: JSON, content: JSON, markup: JSON | None) -> JSON:
-    """Edit in place, keeping the previous version in edit_history."""
+def apply_edit(
+    state: TelegramState, message: JSON, content: JSON, markup: JSON | None
+) -> JSON | bool:
+    """Edit in place, keeping the previous version in edit_history. An inline message's edit
+    returns True: the bot never sees such a message."""
     keys = ("text", "caption", "entities", "caption_entities", "html", "reply_markup", "edit_date")
     message["edit_history"].append({k: message[k] for k in keys if k in message})
     message.update(content)
@@ -527,11 +550,13 @@ def apply_edit(state: TelegramState, message: JSON, content: JSON, markup: JSON 
     message["edit_date"] = int(time.time())
     message["edit_count"] += 1
     state.touch("edit", message)
+    if message.get("inline_message_id"):
+        return True
     return state.api_message(message)
 
 
 @api_method("editMessageText")
-async def edit_message_text(state: TelegramState, p: JSON) -> JSON:
+async def edit_message_text(state: TelegramState, p: JSON) -> JSON | bool:
     _, message = editable(state, p)
     if "text" not in message:
         raise bad_request("there is no text in the message to edit")
@@ -549,7 +574,7 @@ async def edit_message_text(state: TelegramState, p: JSON) -> JSON:
 
 
 @api_method("editMessageCaption")
-async def edit_message_caption(state: TelegramState, p: JSON) -> JSON:
+async def edit_message_caption(state: TelegramState, p: JSON) -> JSON | bool:
     _, message = editable(state, p)
     if "text" in message:
         raise bad_request("there is no caption in the message to edit")
@@ -567,7 +592,7 @@ async def edit_message_caption(state: TelegramState, p: JSON) -> JSON:
 
 
 @api_method("editMessageReplyMarkup")
-async def edit_message_reply_markup(state: TelegramState, p: JSON) -> JSON:
+async def edit_message_reply_markup(state: TelegramState, p: JSON) -> JSON | bool:
     _, message = editable(state, p)
     markup = check_reply_markup(p.get("reply_markup"))
     if markup == _inline(message.get("reply_markup")):
@@ -634,6 +659,44 @@ async def answer_callback_query(state: TelegramState, p: JSON) -> bool:
     query.latency = now - query.tapped_at
     state.stats.callback_latency[query.id] = query.latency
     state.touch("answer", {"query_id": query.id, **p})
+    return True
+
+
+@api_method("answerInlineQuery")
+async def answer_inline_query(state: TelegramState, p: JSON) -> bool:
+    query = state.inline_queries.get(p["inline_query_id"])
+    now = time.monotonic()
+    if query is None or query.answer is not None or now - query.asked_at > state.inline_query_ttl:
+        raise bad_request(QUERY_TOO_OLD)
+    results = p["results"]
+    if len(results) > 50:
+        raise bad_request("RESULTS_TOO_MUCH")
+    seen: set[str] = set()
+    stored = []
+    for result in results:
+        if result.get("type") != "article":
+            state.unimplemented[f"inline result {result.get('type')}"] += 1
+            raise bad_request("RESULT_TYPE_INVALID")
+        result_id = str(result.get("id", ""))
+        if not 1 <= len(result_id.encode()) <= 64:
+            raise bad_request("RESULT_ID_INVALID")
+        if result_id in seen:
+            raise bad_request("RESULT_ID_DUPLICATE")
+        seen.add(result_id)
+        if not str(result.get("title", "")).strip():
+            raise bad_request("RESULT_TITLE_EMPTY")
+        content = result.get("input_message_content") or {}
+        if "message_text" not in content:
+            state.unimplemented["inline result without message_text"] += 1
+            raise bad_request("MESSAGE_EMPTY")
+        text, entities, html = text_content(
+            state, content["message_text"], content.get("parse_mode"), content.get("entities"))
+        stored.append({**result, "input_message_content": {
+            "text": text, "entities": entities, "html": html},
+            "reply_markup": check_reply_markup(result.get("reply_markup"))})
+    query.answer = {**p, "results": stored}
+    query.latency = now - query.asked_at
+    state.touch("inline_answer", {"query_id": query.id})
     return True
 
 

@@ -46,7 +46,9 @@ _RIGHTS = (
 )  # fmt: skip
 _PRESENT = frozenset({"creator", "administrator", "member", "restricted"})
 _ADMINS = frozenset({"creator", "administrator"})
-_INTERNAL_KEYS = frozenset({"html", "edit_count", "edit_history", "deleted", "entities"})
+_INTERNAL_KEYS = frozenset(
+    {"html", "edit_count", "edit_history", "deleted", "entities", "inline_message_id"}
+)
 _COMMAND_RE = re.compile(r"/[A-Za-z0-9_]{1,32}(@[A-Za-z0-9_]{3,32})?")
 _FILE_ID_PREFIX = {"photo": "AgACAgIAAxkBAAI", "document": "BQACAgIAAxkBAAI"}
 _PHOTO_SIDES = (90, 320, 800, 1280)
@@ -62,6 +64,8 @@ class ChatState:
     by_id: dict[int, JSON] = field(default_factory=dict)
     actions: list[tuple[float, str]] = field(default_factory=list)
     next_message_id: int = 1
+    # A forum's topics by thread id (the id of the message that created the topic).
+    topics: dict[int, JSON] = field(default_factory=dict)
 
     @property
     def id(self) -> int:
@@ -70,6 +74,10 @@ class ChatState:
     @property
     def is_private(self) -> bool:
         return self.chat["type"] == "private"
+
+    @property
+    def is_forum(self) -> bool:
+        return bool(self.chat.get("is_forum"))
 
     def live(self, message_id: int) -> JSON | None:
         message = self.by_id.get(message_id)
@@ -86,6 +94,20 @@ class CallbackQueryState:
     message_id: int
     data: str
     tapped_at: float
+    answer: JSON | None = None
+    latency: float | None = None
+    inline_message_id: str | None = None
+
+
+@dataclass
+class InlineQueryState:
+    """A user typing `@bot query` in some chat, and the bot's answer once it comes."""
+
+    id: str
+    user: FakeUser
+    query: str
+    chat_type: str
+    asked_at: float
     answer: JSON | None = None
     latency: float | None = None
 
@@ -126,6 +148,13 @@ class TelegramState:
         self.dropped_updates: list[JSON] = []
         self.undelivered_messages: list[JSON] = []
         self.callback_queries: dict[str, CallbackQueryState] = {}
+        # Inline mode is off until the bot's owner turns it on with @BotFather (/setinline).
+        self.inline_mode = False
+        self.inline_queries: dict[str, InlineQueryState] = {}
+        # Telegram accepts an answer to an inline query for a few seconds only.
+        self.inline_query_ttl = 10.0
+        # Messages sent through the bot in inline mode: inline_message_id -> (chat, message).
+        self.inline_messages: dict[str, tuple[int, int]] = {}
         # Telegram stops accepting answers after a while (about 15 s in practice).
         self.callback_query_ttl = 15.0
         self.bot_commands: dict[tuple[str, str], list[JSON]] = {}
@@ -176,7 +205,7 @@ class TelegramState:
             **self.me.to_dict(),
             "can_join_groups": True,
             "can_read_all_group_messages": not self.privacy_mode,
-            "supports_inline_queries": False,
+            "supports_inline_queries": self.inline_mode,
             "can_connect_to_business": False,
             "has_main_web_app": False,
         }
@@ -246,12 +275,18 @@ class TelegramState:
         username: str | None = None,
         chat_type: str | None = None,
         bot_status: str = "member",
+        forum: bool = False,
     ) -> JSON:
-        """A group the bot is in (supergroup for ids starting -100); returns its Chat object."""
+        """A group the bot is in (supergroup for ids starting -100); returns its Chat object.
+        forum=True makes it a supergroup with topics (add them with create_topic)."""
         if chat_id >= 0:
             raise ValueError("group chat ids are negative")
         kind = chat_type or ("supergroup" if str(chat_id).startswith("-100") else "group")
+        if forum and kind != "supergroup":
+            raise ValueError("only supergroups have topics")
         info: JSON = {"id": chat_id, "title": title, "type": kind}
+        if forum:
+            info["is_forum"] = True
         if username:
             info["username"] = username
         chat = self.chats.get(chat_id) or ChatState(info)
@@ -293,6 +328,46 @@ class TelegramState:
                     }
                 }
             )
+
+    # -- forum topics ----------------------------------------------------------------------------
+
+    def create_topic(self, chat_id: int, name: str) -> int:
+        """A new topic in a forum; returns its message_thread_id."""
+        chat = self._chat_or_raise(chat_id)
+        if not chat.is_forum:
+            raise ValueError(f"chat {chat_id} is not a forum")
+        creator = next((u for u, s in chat.members.items() if s == "creator"), self.me.id)
+        sender = self.me.to_dict() if creator == self.me.id else self.resolve_user(creator)
+        service = self.add_message(
+            chat, sender or {"id": creator, "is_bot": False, "first_name": "Admin"},
+            {"forum_topic_created": {"name": name, "icon_color": 7322096}})
+        thread_id = int(service["message_id"])
+        service.update(message_thread_id=thread_id, is_topic_message=True)
+        chat.topics[thread_id] = {"name": name, "closed": False, "deleted": False}
+        self.touch("topic", {"chat_id": chat_id, "thread_id": thread_id, "name": name})
+        return thread_id
+
+    def close_topic(self, chat_id: int, thread_id: int, *, closed: bool = True) -> None:
+        """An admin closes (or reopens) a topic: only admins may post there meanwhile."""
+        self._topic(chat_id, thread_id)["closed"] = closed
+
+    def delete_topic(self, chat_id: int, thread_id: int) -> None:
+        """An admin deletes a topic with all its messages."""
+        chat = self._chat_or_raise(chat_id)
+        self._topic(chat_id, thread_id)["deleted"] = True
+        for message in chat.messages:
+            if message.get("message_thread_id") == thread_id:
+                message["deleted"] = True
+
+    def _topic(self, chat_id: int, thread_id: int) -> JSON:
+        topic = self._chat_or_raise(chat_id).topics.get(thread_id)
+        if topic is None:
+            raise ValueError(f"no topic {thread_id} in chat {chat_id}")
+        return topic
+
+    def topic_messages(self, chat_id: int, thread_id: int | None) -> list[JSON]:
+        """The bot's live messages in one topic of a forum (None: the General topic)."""
+        return [m for m in self.bot_messages(chat_id) if m.get("message_thread_id") == thread_id]
 
     def block(self, user: FakeUser) -> None:
         """The user blocks the bot: later sends get 403 and the bot gets my_chat_member."""
@@ -449,8 +524,10 @@ class TelegramState:
         chat_id: int | None = None,
         reply_to: JSON | int | None = None,
         entities: list[JSON] | None = None,
+        thread_id: int | None = None,
     ) -> JSON:
-        """The user writes `text`; a leading /command gets its bot_command entity."""
+        """The user writes `text` (in a forum topic with `thread_id`); a leading /command gets
+        its bot_command entity."""
         if not text.strip() or utf16_len(text) > 4096:
             raise ValueError("a user message has 1-4096 characters")
         chat = self._user_chat(user, chat_id)
@@ -462,6 +539,11 @@ class TelegramState:
                 else []
             )
         content = {"text": text, "entities": entities, "html": entities_to_html(text, entities)}
+        if thread_id is not None:
+            topic = self._topic(chat.id, thread_id)
+            if topic["deleted"] or topic["closed"]:
+                raise ValueError(f"topic {thread_id} is closed or deleted")
+            content.update(message_thread_id=thread_id, is_topic_message=True)
         return self._user_message(chat, user, content, reply_to)
 
     def send_document(
@@ -567,27 +649,74 @@ class TelegramState:
         if not chat.is_private and chat.members.get(user.id) not in _PRESENT:
             raise ValueError(f"{user.first_name} is not a member of {chat_id}")
         target = self._message_in(chat, message)
-        if target.get("from", {}).get("id") != self.me.id:
+        inline_id = target.get("inline_message_id")
+        if target.get("from", {}).get("id") != self.me.id and not inline_id:
             raise ValueError("callback buttons exist only on the bot's messages")
         datas = [d for row in self.buttons(target) for _, d in row]
         if strict and data not in datas:
             raise ValueError(f"message {target['message_id']} has no button {data!r}: {datas}")
         query_id = str(4_382_000_000_000_000_000 + next(self._query_ids))
         self.callback_queries[query_id] = CallbackQueryState(
-            query_id, user, chat.id, target["message_id"], data, time.monotonic()
+            query_id, user, chat.id, target["message_id"], data, time.monotonic(), inline_message_id=inline_id
         )
-        self.enqueue_update(
-            {
-                "callback_query": {
-                    "id": query_id,
-                    "from": user.to_dict(),
-                    "message": self.api_message(target),
-                    "chat_instance": str(-abs(chat.id) * 7919 - 2_000_000_000_000),
-                    "data": data,
-                }
-            }
-        )
+        query: JSON = {
+            "id": query_id,
+            "from": user.to_dict(),
+            "chat_instance": str(-abs(chat.id) * 7919 - 2_000_000_000_000),
+            "data": data,
+        }
+        if inline_id:
+            # A message sent via the bot in inline mode: the bot learns only its inline id.
+            query["inline_message_id"] = inline_id
+        else:
+            query["message"] = self.api_message(target)
+        self.enqueue_update({"callback_query": query})
         return query_id
+
+    # -- inline mode (the users' side) ---------------------------------------------------------
+
+    def inline_query(self, user: FakeUser, query: str = "", *, chat_type: str = "sender") -> str:
+        """The user types `@bot query` in a chat of `chat_type`; returns the inline query id."""
+        if not self.inline_mode:
+            raise ValueError("inline mode is off: Telegram sends no inline queries (/setinline)")
+        if len(query) > 256:
+            raise ValueError("an inline query has at most 256 characters")
+        user = self._register(user)
+        query_id = str(5_100_000_000_000_000_000 + next(self._query_ids))
+        self.inline_queries[query_id] = InlineQueryState(
+            query_id, user, query, chat_type, time.monotonic())
+        self.enqueue_update({"inline_query": {
+            "id": query_id, "from": user.to_dict(), "query": query, "offset": "",
+            "chat_type": chat_type}})
+        return query_id
+
+    async def wait_inline_answer(self, query_id: str, timeout: float = 5.0) -> JSON:  # noqa: ASYNC109
+        """The answerInlineQuery parameters for the query, once the bot answers it."""
+        query = self.inline_queries[query_id]
+        return await self.wait_until(lambda: query.answer, timeout)
+
+    def choose_inline_result(self, user: FakeUser, query_id: str, result_id: str,
+                             chat_id: int) -> JSON:
+        """The user picks a result: it is posted in `chat_id` from the user, via the bot."""
+        query = self.inline_queries.get(query_id)
+        if query is None or query.answer is None:
+            raise ValueError(f"inline query {query_id} has no answer to choose from")
+        result = next((r for r in query.answer["results"] if r["id"] == result_id), None)
+        if result is None:
+            raise ValueError(f"no result {result_id!r} in the answer")
+        chat = self._user_chat(user, chat_id)
+        content = result["input_message_content"]
+        inline_id = "AgAAA" + secrets.token_urlsafe(24)
+        message = self.add_message(chat, self._register(user).to_dict(), {
+            "text": content["text"], "entities": content["entities"], "html": content["html"],
+            "via_bot": self.me.to_dict(), "inline_message_id": inline_id,
+        }, reply_markup=result.get("reply_markup"))
+        self.inline_messages[inline_id] = (chat.id, int(message["message_id"]))
+        self.enqueue_update({"chosen_inline_result": {
+            "result_id": result_id, "from": query.user.to_dict(), "query": query.query,
+            "inline_message_id": inline_id}})
+        self.touch("message", message)
+        return message
 
     def answer_of(self, query_id: str) -> JSON | None:
         query = self.callback_queries.get(query_id)
