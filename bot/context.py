@@ -29,7 +29,10 @@ class CoachContext(CallbackContext[ExtBot, dict, dict, dict]):
                  user_id: int | None = None) -> None:
         super().__init__(application=application, chat_id=chat_id, user_id=user_id)
         self._user: User | None = None
+        # What the bot posts follows `lang`: the user's language in a private chat, the group's
+        # in a group. Toasts are seen by one member only and follow `member_lang`, theirs.
         self.lang: str = "en"
+        self.member_lang: str = "en"
 
     @property
     def services(self) -> Services:
@@ -69,14 +72,20 @@ class CoachContext(CallbackContext[ExtBot, dict, dict, dict]):
     def has_user(self) -> bool:
         return self._user is not None
 
-    def set_user(self, user: User, lang: str) -> None:
-        """The update's user and their language; called again after a change of language."""
+    def set_user(self, user: User, lang: str, chat_lang: str | None = None) -> None:
+        """The update's user and their language (and the group's, in a group); called again
+        after a change of language."""
         self._user = user
-        self.lang = lang
+        self.member_lang = lang
+        self.lang = chat_lang or lang
 
     def t(self, key: str, /, **args: object) -> str:
-        """The text `key` in the user's language."""
+        """The text `key` in the chat's language (the user's, or in a group the group's)."""
         return self.services.texts.t(self.lang, key, **args)
+
+    def toast(self, key: str, /, **args: object) -> str:
+        """The text `key` for a toast, which only the member who tapped sees: their language."""
+        return self.services.texts.t(self.member_lang, key, **args)
 
 
 class RecentEdits:

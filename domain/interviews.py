@@ -19,6 +19,9 @@ SIZE = 20
 PER_TOPIC = 4
 EXPIRES_AFTER = timedelta(hours=24)
 SLOWEST_SHOWN = 3
+# "Slowest answers" lists only answers this much slower than the median, and only when it picks
+# some out of more: three answers of 20 s each, or all of two, say nothing.
+SLOW_FACTOR = 1.5
 # Score bands (percent right of answered): below CLOSE "not yet", below READY "close", else "ready".
 CLOSE_PERCENT = 60
 READY_PERCENT = 80
@@ -164,10 +167,11 @@ def report(results: Iterable[Result], *, total: int, previous: Previous | None =
                       key=lambda t: (t.correct / t.answered, -t.answered, t.topic))
     timed = [(r.elapsed_ms, r) for r in rows if r.elapsed_ms is not None]
     median = statistics.median(ms for ms, _ in timed) if timed else None
-    slowest = [r for _, r in sorted(timed, key=lambda t: (-t[0], t[1].position))][:SLOWEST_SHOWN]
+    slowest = [r for ms, r in sorted(timed, key=lambda t: (-t[0], t[1].position))
+               if median is not None and ms >= SLOW_FACTOR * median][:SLOWEST_SHOWN]
     return Report(total=total, answered=len(rows), correct=correct,
                   verdict=(verdict(correct, len(rows))
                            if enough_for_verdict(len(rows), total) else None),
                   by_topic=by_topic, median_ms=median,
-                  slowest=slowest if len(timed) > 1 else [],
+                  slowest=slowest if len(timed) > SLOWEST_SHOWN else [],
                   mistakes=[r for r in rows if not r.is_correct], previous=previous)

@@ -19,6 +19,7 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import filters
 
 from bot.context import CoachContext
+from bot.forum import topic_of
 from questions.markup import plain_length
 from questions.render import MESSAGE_LIMIT
 from storage.keyboards import remember_owner
@@ -122,11 +123,13 @@ def button_rows(buttons: list[tuple[str, str]], size: int = 2) -> list[list[tupl
 
 
 async def reply(update: Update, text: str, markup: InlineKeyboardMarkup | None = None) -> Message | None:
-    """Reply in the chat the update came from (for commands and callback queries alike)."""
+    """Reply in the chat the update came from (for commands and callback queries alike), in
+    the forum topic it came from."""
     chat = update.effective_chat
     if chat is None:
         return None
-    return await chat.send_message(text, reply_markup=markup)
+    return await chat.send_message(text, reply_markup=markup,
+                                   message_thread_id=topic_of(update.effective_message))
 
 
 async def own_keyboard(context: CoachContext, message: Message | None) -> Message | None:

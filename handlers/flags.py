@@ -56,7 +56,7 @@ async def flag_button(update: Update, context: CoachContext) -> None:
     data = callbacks.Flag.parse(query.data)
     question = context.services.bank.by_key.get(data.question_key) if data else None
     if data is None or question is None or query.message is None:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     if data.reason is None:
         await query.answer()
@@ -70,9 +70,9 @@ async def flag_button(update: Update, context: CoachContext) -> None:
         db, question_id=question.id, user_id=user_id, reason=data.reason, now=now,
         comment_until=now + COMMENT_MINUTES * 60 if private else None)
     if flag_id is None:
-        await query.answer(context.t("toast-flag-repeat"))
+        await query.answer(context.toast("toast-flag-repeat"))
         return
-    await query.answer(context.t("toast-flag-saved"))
+    await query.answer(context.toast("toast-flag-saved"))
     reason = context.t(f"flag-reason-{data.reason}")
     if private:
         await jobmatch_store.stop_waiting(db, user_id=user_id)  # the latest prompt wins
@@ -156,13 +156,13 @@ async def resolve_button(update: Update, context: CoachContext) -> None:
     query = update.callback_query
     data = callbacks.FlagResolve.parse(query.data)
     if data is None or not context.services.is_admin(context.user.user_id):
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     db = context.services.db
     status = "fixed" if data.action == "f" else "dismissed"
     closed = await store.resolve_question(db, flag_id=data.flag_id, status=status,
                                           now=now_ts(context))
-    await query.answer(context.t(f"toast-flag-{status}") if closed
+    await query.answer(context.toast(f"toast-flag-{status}") if closed
                        else context.t("toast-button-used"))
     text, markup = flags_view(context, await store.open_flags(db))
     await edit_or_ignore(context, query.message, text, markup)

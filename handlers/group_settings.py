@@ -13,7 +13,7 @@ from telegram.ext import Application, CommandHandler, filters
 from bot.context import CoachContext
 from handlers.common import NEW_MESSAGES, listing, reply
 from questions.model import LEVELS
-from storage.groups import GroupSettings, get_group, update_group
+from storage.groups import GroupSettings, adopt_language, get_group, update_group
 
 COMMANDS: tuple[str, ...] = ()  # the same commands as onboarding, so nothing new for the menu
 LANGUAGE_NAMES = {"en": "English", "tr": "Türkçe"}
@@ -21,12 +21,21 @@ DEFAULT_LEVEL = "mid"
 ALL_FIELDS = ("all", "any")
 
 
-async def group_language(context: CoachContext, chat_id: int,
-                         tg_user: User | None) -> tuple[GroupSettings, str]:
-    """The group's choices and the language to talk to it in: its own, else the sender's."""
-    group = await get_group(context.services.db, chat_id=chat_id)
-    code = tg_user.language_code if tg_user else None
-    return group, context.services.language_for(group.language, code)
+async def group_language(context: CoachContext, chat_id: int, tg_user: User | None, *,
+                         adopt: bool = False) -> tuple[GroupSettings, str]:
+    """The group's choices and the language to talk to it in: its own, else the sender's.
+    adopt=True (setting the group up, starting a round) makes the sender's language the
+    group's until an admin chooses one."""
+    services = context.services
+    group = await get_group(services.db, chat_id=chat_id)
+    lang = group.language or (context.member_lang if context.has_user else
+                              services.language_for(None, tg_user.language_code if tg_user else None))
+    if adopt and group.language is None:
+        await adopt_language(services.db, chat_id=chat_id, language=lang,
+                             now=int(services.now().timestamp()))
+        group = await get_group(services.db, chat_id=chat_id)
+        lang = group.language or lang
+    return group, lang
 
 
 async def is_group_admin(update: Update, context: CoachContext) -> bool:
@@ -63,7 +72,8 @@ async def allowed_to_change(update: Update, context: CoachContext, lang: str) ->
 
 async def group_start(update: Update, context: CoachContext) -> None:
     """/start in a group (also what Telegram sends when the bot is added by its link)."""
-    group, lang = await group_language(context, update.effective_chat.id, update.effective_user)
+    group, lang = await group_language(context, update.effective_chat.id, update.effective_user,
+                                       adopt=True)
     await reply(update, context.services.texts.t(lang, "group-welcome")
                 + "\n\n" + describe(context, group, lang))
 
@@ -103,6 +113,7 @@ async def group_field_command(update: Update, context: CoachContext) -> None:
     if not await allowed_to_change(update, context, lang):
         return
     field = choice if choice in bank.fields else None
+    await group_language(context, group.chat_id, update.effective_user, adopt=True)
     await update_group(context.services.db, chat_id=group.chat_id, field=field,
                        now=int(context.services.now().timestamp()))
     name = bank.field_name(field, lang) if field else texts.t(lang, "group-all-fields")
@@ -123,6 +134,7 @@ async def group_level_command(update: Update, context: CoachContext) -> None:
         return
     if not await allowed_to_change(update, context, lang):
         return
+    await group_language(context, group.chat_id, update.effective_user, adopt=True)
     await update_group(context.services.db, chat_id=group.chat_id, level=choice,
                        now=int(context.services.now().timestamp()))
     await reply(update, texts.t(lang, "group-level-set", level=texts.t(lang, f"level-{choice}")))

@@ -77,7 +77,7 @@ async def help_command(update: Update, context: CoachContext) -> None:
 
 async def expired_button(update: Update, context: CoachContext) -> None:
     """Any button no handler claimed: from an older version, or forged. Answer it anyway."""
-    await update.callback_query.answer(context.t("toast-expired"))
+    await update.callback_query.answer(context.toast("toast-expired"))
 
 
 async def unknown_command(update: Update, context: CoachContext) -> None:

@@ -173,25 +173,25 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
     interview = (await store.get_interview(services.db, interview_id=data.interview_id)
                  if data is not None else None)
     if data is None or interview is None or query.message is None:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     if interview.user_id != user.user_id:
-        await query.answer(context.t("toast-not-yours"))
+        await query.answer(context.toast("toast-not-yours"))
         return
     now = services.now()
     if await interview_flow.expire_if_old(services, interview):
-        await query.answer(context.t("toast-interview-expired"), show_alert=True)
+        await query.answer(context.toast("toast-interview-expired"), show_alert=True)
         await remove_buttons(query.message)
         return
     if interview.status != store.ACTIVE:
-        await query.answer(context.t("toast-interview-over"))
+        await query.answer(context.toast("toast-interview-over"))
         return
     position = data.position
     question_id = interview.question_ids[position] if position < interview.total else None
     question = services.bank.questions.get(question_id or "")
     choice = grade(question, data.option) if question else None
     if question is None or choice is None:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     asked = interview.asked_at_ms if interview.position == position else None
     recorded = await interview_flow.record_answer(
@@ -201,9 +201,9 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
             message_id=query.message.message_id, source="interview",
             elapsed=max(millis(now) - asked, 0) if asked is not None else None))
     if recorded is None:
-        await query.answer(context.t("toast-already-answered"))
+        await query.answer(context.toast("toast-already-answered"))
         return
-    await query.answer(context.t("toast-recorded"))
+    await query.answer(context.toast("toast-recorded"))
     order = shown_order(interview.id, position, question)
     await edit_or_ignore(context, query.message, render.question_html(
         question, lang, header=question_header(context, question, lang), order=order)
@@ -328,25 +328,25 @@ async def interview_button(update: Update, context: CoachContext) -> None:
     interview = (await store.get_interview(services.db, interview_id=interview_id)
                  if interview_id is not None else None)
     if interview is None or action not in (STOP, MISTAKES):
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     if interview.user_id != user.user_id:
-        await query.answer(context.t("toast-not-yours"))
+        await query.answer(context.toast("toast-not-yours"))
         return
     if action == STOP:
         if interview.status != store.ACTIVE:
-            await query.answer(context.t("toast-interview-over"))
+            await query.answer(context.toast("toast-interview-over"))
             return
-        await query.answer(context.t("toast-interview-stopped"))
+        await query.answer(context.toast("toast-interview-stopped"))
         await stop(update, context, interview, lang)
         return
     index = data.index if data else None
     if index is None:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     # `Review my mistakes` on the report is reusable; each `Next mistake` is one-shot.
     if index > 0 and not first_tap(context, query):
-        await query.answer(context.t("toast-button-used"))
+        await query.answer(context.toast("toast-button-used"))
         return
     await query.answer()
     if index > 0:

@@ -245,7 +245,7 @@ async def jobmatch_button(update: Update, context: CoachContext) -> None:
     action = data.action if data else ""
     match = await pressed_match(context, user, data.match_id) if data else None
     if data is None or match is None:
-        await query.answer(context.t("jd-toast-expired"))
+        await query.answer(context.toast("jd-toast-expired"))
     elif action == "u":
         await use_match(update, context, user, lang, match, data.rank)
     elif action == "c":
@@ -292,7 +292,7 @@ async def choose_jobmatch_field(update: Update, context: CoachContext) -> None:
     ranked = match.at(rank) if match and rank is not None else None
     if match is None or rank is None or ranked is None \
             or ranked.field not in services.bank.fields:
-        await query.answer(context.t("jd-toast-expired"))
+        await query.answer(context.toast("jd-toast-expired"))
         return
     await query.answer()
     await edit_or_ignore(context, query.message, chosen_field_html(context, lang, match, ranked),

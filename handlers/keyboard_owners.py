@@ -22,7 +22,7 @@ async def check_owner(update: Update, context: CoachContext) -> None:
     owner = await owner_of(context.services.db, chat_id=query.message.chat.id,
                            message_id=query.message.message_id)
     if owner is not None and owner != query.from_user.id:
-        await query.answer(context.t("toast-keyboard-not-yours"))
+        await query.answer(context.toast("toast-keyboard-not-yours"))
         raise ApplicationHandlerStop
 
 

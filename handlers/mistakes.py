@@ -100,13 +100,13 @@ async def guessed_button(update: Update, context: CoachContext) -> None:
     query = update.callback_query
     data = callbacks.Guessed.parse(query.data)
     if data is None:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     outcome = await answers.mark_guessed(context.services.db, user_id=context.user.user_id,
                                          answer_id=data.answer_id, now=context.services.now())
     toast = {"marked": "toast-guess-marked", "already": "toast-guess-already",
              "not-yours": "toast-not-yours"}.get(outcome, "toast-expired")
-    await query.answer(context.t(toast))
+    await query.answer(context.toast(toast))
     message = query.message
     # Only the tap that marked edits: a second one would ask for an identical edit.
     if outcome == "marked" and isinstance(message, Message) and message.reply_markup:

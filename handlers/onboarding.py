@@ -139,7 +139,7 @@ async def choose_language(update: Update, context: CoachContext) -> None:
     user = context.user
     choice = data.language if data else ""
     if choice not in LANGUAGE_CHOICES:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     await query.answer(context.services.texts.t(choice, "language-set"))
     if choice == user.language:
@@ -160,7 +160,7 @@ async def choose_field(update: Update, context: CoachContext) -> None:
     bank = context.services.bank
     choice = data.field_key if data else ""
     if choice not in bank.fields:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     await query.answer()
     await update_user(context.services.db, user_id=user.user_id, field=choice)
@@ -176,7 +176,7 @@ async def choose_level(update: Update, context: CoachContext) -> None:
     user, lang = context.user, context.lang
     choice = data.level if data else ""
     if choice not in LEVELS:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     await query.answer()
     await update_user(context.services.db, user_id=user.user_id, level=choice)

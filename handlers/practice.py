@@ -161,7 +161,7 @@ async def pick_topic(update: Update, context: CoachContext) -> None:
     data = callbacks.TopicPick.parse(query.data)
     user = context.user
     if data is None or not user.field or context.services.bank.topic(user.field, data.topic) is None:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     await query.answer()
     await ask(update, context, user, context.lang, data.topic)
@@ -173,7 +173,7 @@ async def next_question(update: Update, context: CoachContext) -> None:
     data = callbacks.Next.parse(query.data)
     user, lang = context.user, context.lang
     if not first_tap(context, query):  # a one-shot button: a double tap asks once
-        await query.answer(context.t("toast-button-used"))
+        await query.answer(context.toast("toast-button-used"))
         return
     await query.answer()
     await remove_buttons(query.message)
@@ -207,10 +207,10 @@ async def grade_tap(update: Update, context: CoachContext, *, question_key: str,
     choice = grade(question, option) if question else None
     shown = checked_order(question, order) if question else None
     if question is None or choice is None or shown is None or query.message is None:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return None
     if owner is not None and owner != user.user_id:
-        await query.answer(context.t("toast-not-yours"))
+        await query.answer(context.toast("toast-not-yours"))
         return None
     now = services.now()
     sent_at = query.message.date if isinstance(query.message.date, datetime) else None
@@ -219,11 +219,11 @@ async def grade_tap(update: Update, context: CoachContext, *, question_key: str,
         message_id=query.message.message_id, source=source,
         elapsed=answers.elapsed_ms(sent_at, now)))
     if not recorded.inserted:
-        await query.answer(context.t("toast-already-answered"))
+        await query.answer(context.toast("toast-already-answered"))
         return None
     right = render.option_label(question.correct, shown)
     chosen = render.option_label(choice.chosen, shown)
-    await query.answer(context.t("toast-correct") if choice.is_correct
+    await query.answer(context.toast("toast-correct") if choice.is_correct
                        else context.t("toast-wrong", right=right))
     result_line = (context.t("graded-right", chosen=chosen) if choice.is_correct
                    else context.t("graded-wrong", chosen=chosen, right=right))
@@ -255,13 +255,13 @@ async def deck_button(update: Update, context: CoachContext, data: callbacks.Rev
     query = update.callback_query
     in_group = query.message is not None and query.message.chat.type != ChatType.PRIVATE
     if data is None or in_group or (data.question_key is None) != (data.option is None):
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     if data.question_key is not None:
         await on_answer(update, context, data)
         return
     if not first_tap(context, query):  # a double tap serves one question
-        await query.answer(context.t("toast-button-used"))
+        await query.answer(context.toast("toast-button-used"))
         return
     await query.answer()
     await remove_buttons(query.message)
@@ -309,7 +309,7 @@ async def stay_at_level(update: Update, context: CoachContext) -> None:
     query = update.callback_query
     data = callbacks.LevelNotYet.parse(query.data)
     if data is None:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     await query.answer()
     await edit_or_ignore(context, query.message,
@@ -320,7 +320,7 @@ async def receive_answer(update: Update, context: CoachContext) -> None:
     """A tap on A/B/C/D in practice: store it, tell the result, mark the question, explain."""
     data = callbacks.Answer.parse(update.callback_query.data)
     if data is None:
-        await update.callback_query.answer(context.t("toast-expired"))
+        await update.callback_query.answer(context.toast("toast-expired"))
         return
     graded = await grade_tap(update, context, question_key=data.question_key, option=data.option,
                              owner=data.owner, source="practice", order=data.order)

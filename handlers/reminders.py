@@ -182,7 +182,7 @@ async def choose_reminder(update: Update, context: CoachContext) -> None:
     minute = preset_minute(arg)
     if arg == "off":
         await store.turn_off(services.db, user_id=user.user_id, now=services.now())
-        await query.answer(context.t("toast-remind-off"))
+        await query.answer(context.toast("toast-remind-off"))
         reminder = await store.get_reminder(services.db, user_id=user.user_id)
     elif minute is not None:
         # A preset changes the time only: days and `always` stay as the user set them.
@@ -191,9 +191,9 @@ async def choose_reminder(update: Update, context: CoachContext) -> None:
                     else Schedule(minute))
         reminder = await store.save_reminder(services.db, user_id=user.user_id,
                                              schedule=schedule, now=services.now())
-        await query.answer(context.t("toast-remind-set", time=schedule.hhmm))
+        await query.answer(context.toast("toast-remind-set", time=schedule.hhmm))
     else:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
     text = status_text(context, user, lang, reminder) + "\n\n" + context.t("remind-how")
     await edit_or_ignore(context, query.message, text, remind_keyboard(texts, lang, reminder))
@@ -253,9 +253,9 @@ async def choose_timezone(update: Update, context: CoachContext) -> None:
     wanted = data.name if data else ""
     name = timezones.parse(wanted) if wanted else None
     if name is None or name != wanted:
-        await query.answer(context.t("toast-expired"))
+        await query.answer(context.toast("toast-expired"))
         return
-    await query.answer(context.t("toast-timezone-set", zone=name))
+    await query.answer(context.toast("toast-timezone-set", zone=name))
     if name == user.timezone:
         return
     await edit_or_ignore(context, query.message, await timezone_changed(context, user, lang, name))

@@ -90,11 +90,13 @@ class RoundMessages:
                           for key in order]])
 
     def revealed(self, rnd: Round, position: int, question: Question,
-                 results: Sequence[Result]) -> str:
+                 results: Sequence[Result], *, everyone: bool = False) -> str:
         right = sum(1 for r in results if r.is_correct)
         order = shown_order(rnd, position, question)
         line = self.t("round-revealed", right=render.option_label(question.correct, order),
                       answered=len(results), correct=right)
+        if everyone:
+            line += "\n" + self.t("round-everyone-answered")
         return render.graded_html(question, self.lang,
                                   header=self.header(rnd, position, question), chosen=None,
                                   result_line=line, order=order)
@@ -115,7 +117,8 @@ class RoundMessages:
 
     def standings_lines(self, standings: Sequence[Standing], *, rounds: bool) -> list[str]:
         key = "round-leader-line" if rounds else "round-score-line"
-        return [self.t(key, medal=MEDALS.get(rank, ""), rank=rank, name=s.name, right=s.right,
+        # No medal for nothing: a member on 0 points ranks, but wins no medal.
+        return [self.t(key, medal=MEDALS.get(rank, "") if s.points > 0 else "", rank=rank, name=s.name, right=s.right,
                        points=format_points(s.points, self.lang), count=s.rounds)
                 for rank, s in ranked(standings)]
 

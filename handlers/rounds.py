@@ -20,6 +20,7 @@ from telegram.ext import (
 
 from bot import callbacks
 from bot.context import CoachContext, services_of
+from bot.forum import topic_of
 from domain import rounds as domain
 from domain import streaks
 from domain.grading import grade
@@ -65,7 +66,7 @@ async def round_command(update: Update, context: CoachContext) -> None:
     services = context.services
     texts, bank, db = services.texts, services.bank, services.db
     chat, tg_user = update.effective_chat, update.effective_user
-    group, lang = await group_language(context, chat.id, tg_user)
+    group, lang = await group_language(context, chat.id, tg_user, adopt=True)
     try:
         request = domain.parse_round_args(context.args or [],
                                           min_seconds=services.settings.round_min_seconds)
@@ -98,7 +99,8 @@ async def round_command(update: Update, context: CoachContext) -> None:
     rnd = await store.create_round(db, chat_id=chat.id, started_by=actor_id(update) or tg_user.id,
                                    language=lang,
                                    seconds=request.seconds, question_ids=[q.id for q in picked],
-                                   now=int(services.now().timestamp()))
+                                   now=int(services.now().timestamp()),
+                                   thread_id=topic_of(update.effective_message))
     if rnd is None:
         await reply(update, texts.t(lang, "round-already-running"))
         return
@@ -174,7 +176,7 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
     data = callbacks.RoundAnswer.parse(query.data)
     chat_id = query.message.chat.id if query.message else None
     if data is None:
-        await query.answer(context.t("round-toast-expired"))
+        await query.answer(context.toast("round-toast-expired"))
         return
     position, key = data.position, data.option
     target = await store.tap_target(services.db, round_id=data.round_id, position=position)
@@ -183,12 +185,12 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
     choice = grade(question, key) if question else None
     if rnd is None or state is None or rnd.chat_id != chat_id or question is None \
             or choice is None or query.message is None:
-        await query.answer(context.t("round-toast-expired"))
+        await query.answer(context.toast("round-toast-expired"))
         return
     now = services.now()
     moment = int(now.timestamp() * 1000)
     if not rnd.is_running or not state.accepts_taps(moment):
-        await query.answer(context.t("round-toast-closed"))
+        await query.answer(context.toast("round-toast-closed"))
         return
     elapsed = max(0, moment - (state.opened_at_ms or moment))
     tap = await round_flow.record_tap(
@@ -202,11 +204,12 @@ async def receive_round_answer(update: Update, context: CoachContext) -> None:
     chosen = tap.chosen or ""
     letter = render.option_label(chosen, order) if chosen and chosen in order else ""
     if tap.outcome == "recorded":
-        await query.answer(context.t("round-toast-locked", choice=letter))
+        await query.answer(context.toast("round-toast-locked", choice=letter))
+        await engine(context).reveal_if_all_answered(rnd, position)
     elif tap.outcome == "already":
-        await query.answer(context.t("round-toast-already", choice=letter))
+        await query.answer(context.toast("round-toast-already", choice=letter))
     else:
-        await query.answer(context.t("round-toast-closed"))
+        await query.answer(context.toast("round-toast-closed"))
 
 
 async def follow_migration(update: Update, context: CoachContext) -> None:

@@ -7,6 +7,7 @@ from telegram.constants import ChatType
 from telegram.ext import Application, ApplicationHandlerStop, TypeHandler
 
 from bot.context import CoachContext
+from storage.groups import get_group
 from storage.users import ensure_user, get_user
 
 COMMANDS: tuple[str, ...] = ()
@@ -40,7 +41,13 @@ async def load_user(update: Update, context: CoachContext) -> None:
         assert query is not None
         await query.answer(services.texts.t(guess, "toast-question-gone"))
         raise ApplicationHandlerStop
-    context.set_user(user, services.language_for(user.language, tg_user.language_code))
+    lang = services.language_for(user.language, tg_user.language_code)
+    chat = update.effective_chat
+    chat_lang = None
+    if chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
+        # What the bot posts in a group is in the group's language, whoever asked.
+        chat_lang = (await get_group(services.db, chat_id=chat.id)).language
+    context.set_user(user, lang, chat_lang)
 
 
 def register(app: Application) -> None:

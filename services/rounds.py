@@ -29,6 +29,9 @@ log = logging.getLogger(__name__)
 RETRY_SECONDS = 5.0
 # A step that comes due while the bot is busy or starting still runs, however late.
 LATE_OK = {"misfire_grace_time": None}
+# How long a group's member count is trusted before Telegram is asked again: a round asks
+# after taps, and a busy group must not cost one getChatMemberCount per tap.
+MEMBER_COUNT_SECONDS = 60.0
 
 
 async def record_tap(db: Database, *, round_id: int, position: int, answer: NewAnswer,
@@ -55,7 +58,7 @@ class RoundView(Protocol):
                  seconds_left: int | None = None, answered: int | None = None) -> str: ...
     def answer_keyboard(self, rnd: store.Round, position: int, question: Question) -> Any: ...
     def revealed(self, rnd: store.Round, position: int, question: Question,
-                 results: Sequence[store.Result]) -> str: ...
+                 results: Sequence[store.Result], *, everyone: bool = False) -> str: ...
     def order(self, rnd: store.Round, position: int, question: Question) -> str: ...
     def results(self, question: Question, results: Sequence[store.Result],
                 order: str | None = None) -> str: ...
@@ -81,6 +84,7 @@ class RoundEngine:
         self.per_minute = services.settings.round_sends_per_minute
         self._locks: dict[int, asyncio.Lock] = {}
         self._budgets: dict[int, domain.SendBudget] = {}
+        self._member_counts: dict[int, tuple[int, float]] = {}
 
     def lock(self, chat_id: int) -> asyncio.Lock:
         return self._locks.setdefault(chat_id, asyncio.Lock())
@@ -92,6 +96,45 @@ class RoundEngine:
 
     def now_ms(self) -> int:
         return int(self.services.now().timestamp() * 1000)
+
+    async def member_count(self, chat_id: int, *, fresh: bool = False) -> int | None:
+        """How many are in the group, the bot included (None if Telegram would not say)."""
+        known = self._member_counts.get(chat_id)
+        if not fresh and known is not None and time.monotonic() - known[1] < MEMBER_COUNT_SECONDS:
+            return known[0]
+        try:
+            count = await self.bot.get_chat_member_count(chat_id)
+        except TelegramError as exc:
+            log.info("member count of chat %s unknown: %s", chat_id, exc)
+            return None
+        self._member_counts[chat_id] = (count, time.monotonic())
+        return count
+
+    async def everyone_answered(self, rnd: store.Round, position: int,
+                                answered: int | None = None) -> bool:
+        """True when every member but the bot has answered the question (in a large group
+        this simply never happens)."""
+        if answered is None:
+            answered = await store.answer_count(self.services.db, round_id=rnd.id,
+                                                position=position)
+        if answered == 0:
+            return False
+        members = await self.member_count(rnd.chat_id)
+        if members is None or answered < members - 1:
+            return False
+        # Someone may have joined since the count was taken: make sure before saying so.
+        members = await self.member_count(rnd.chat_id, fresh=True)
+        return members is not None and answered >= members - 1
+
+    async def reveal_if_all_answered(self, rnd: store.Round, position: int) -> None:
+        """After a tap: if that was the last member, reveal now instead of waiting out the
+        timer (the step job reveals a question that is closed)."""
+        if not await self.everyone_answered(rnd, position):
+            return
+        async with self.lock(rnd.chat_id):
+            if await store.close_question(self.services.db, round_id=rnd.id, position=position,
+                                          now_ms=self.now_ms()):
+                self.schedule_step(rnd.chat_id, 0.0)
 
     # -- timers --------------------------------------------------------------------------------
 
@@ -228,6 +271,7 @@ class RoundEngine:
         view = self.view(rnd.language)
         sent = await self.bot.send_message(
             rnd.chat_id, view.question(rnd, state.position, question),
+            message_thread_id=rnd.thread_id,
             reply_markup=view.answer_keyboard(rnd, state.position, question))
         self.budget(rnd.chat_id).spend()
         await store.set_message(db, round_id=rnd.id, position=state.position,
@@ -267,13 +311,15 @@ class RoundEngine:
             results = await store.question_results(db, round_id=rnd.id, position=position)
             view = self.view(rnd.language)
             budget = self.budget(rnd.chat_id)
+            everyone = await self.everyone_answered(rnd, position, len(results))
             if state.message_id is not None and await self.edit_text(
                     rnd.chat_id, state.message_id,
-                    view.revealed(rnd, position, question, results)):
+                    view.revealed(rnd, position, question, results, everyone=everyone)):
                 budget.spend()
             await self.bot.send_message(
                 rnd.chat_id, view.results(question, results,
-                                          view.order(rnd, position, question)))
+                                          view.order(rnd, position, question)),
+                message_thread_id=rnd.thread_id)
             budget.spend()
         await store.mark_reported(db, round_id=rnd.id, position=position, now_ms=self.now_ms())
 
@@ -295,7 +341,8 @@ class RoundEngine:
     async def finish(self, rnd: store.Round) -> None:
         view = self.view(rnd.language)
         standings = await store.round_standings(self.services.db, round_id=rnd.id)
-        await self.bot.send_message(rnd.chat_id, view.scoreboard(view.t("round-over"), standings))
+        await self.bot.send_message(rnd.chat_id, view.scoreboard(view.t("round-over"), standings),
+                                    message_thread_id=rnd.thread_id)
         self.budget(rnd.chat_id).spend()
         await store.end_round(self.services.db, round_id=rnd.id, status=store.FINISHED,
                               now=int(self.services.now().timestamp()))

@@ -38,3 +38,13 @@ async def update_group(db: Database, *, chat_id: int, now: int, **values: str | 
         f"INSERT INTO group_settings (chat_id, {columns}, updated_at) VALUES (?, {marks}, ?)"
         f" ON CONFLICT (chat_id) DO UPDATE SET {updates}, updated_at = excluded.updated_at",
         (chat_id, *values.values(), now))
+
+
+async def adopt_language(db: Database, *, chat_id: int, language: str, now: int) -> None:
+    """The group's language becomes `language` unless an admin (or an earlier member) chose
+    one already: the first member who sets the group up or starts a round there decides."""
+    await db.execute(
+        "INSERT INTO group_settings (chat_id, language, updated_at) VALUES (?, ?, ?)"
+        " ON CONFLICT (chat_id) DO UPDATE SET"
+        " language = COALESCE(group_settings.language, excluded.language)",
+        (chat_id, language, now))

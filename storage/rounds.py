@@ -30,6 +30,7 @@ class Round:
     status: str
     started_at: int
     question_count: int
+    thread_id: int | None = None  # the forum topic it posts in
 
     @property
     def is_running(self) -> bool:
@@ -38,13 +39,13 @@ class Round:
 
 _ROUND_SQL = (
     "SELECT r.id, r.chat_id, r.started_by, r.language, r.seconds, r.status, r.started_at,"
-    " (SELECT COUNT(*) FROM round_questions q WHERE q.round_id = r.id) AS question_count"
-    " FROM rounds r")
+    " (SELECT COUNT(*) FROM round_questions q WHERE q.round_id = r.id) AS question_count,"
+    " r.thread_id FROM rounds r")
 
 
 def _round(row) -> Round:
     return Round(row["id"], row["chat_id"], row["started_by"], row["language"], row["seconds"],
-                 row["status"], row["started_at"], row["question_count"])
+                 row["status"], row["started_at"], row["question_count"], row["thread_id"])
 
 
 def _question(row) -> QuestionState:
@@ -54,13 +55,16 @@ def _question(row) -> QuestionState:
 
 
 async def create_round(db: Database, *, chat_id: int, started_by: int, language: str,
-                       seconds: int, question_ids: list[str], now: int) -> Round | None:
-    """The new round, or None when the group already has one running."""
+                       seconds: int, question_ids: list[str], now: int,
+                       thread_id: int | None = None) -> Round | None:
+    """The new round (posting in forum topic `thread_id`, if any), or None when the group
+    already has one running."""
     try:
         async with db.transaction() as conn:
             cur = await conn.execute(
-                "INSERT INTO rounds (chat_id, started_by, language, seconds, started_at)"
-                " VALUES (?, ?, ?, ?, ?)", (chat_id, started_by, language, seconds, now))
+                "INSERT INTO rounds (chat_id, started_by, language, seconds, started_at,"
+                " thread_id) VALUES (?, ?, ?, ?, ?, ?)",
+                (chat_id, started_by, language, seconds, now, thread_id))
             round_id = cur.lastrowid
             assert round_id is not None
             await conn.executemany(
@@ -69,7 +73,7 @@ async def create_round(db: Database, *, chat_id: int, started_by: int, language:
     except sqlite3.IntegrityError:
         return None
     return Round(round_id, chat_id, started_by, language, seconds, RUNNING, now,
-                 len(question_ids))
+                 len(question_ids), thread_id)
 
 
 async def get_round(db: Database, *, round_id: int) -> Round | None:
@@ -108,7 +112,7 @@ async def tap_target(db: Database, *, round_id: int,
     row = await db.fetchone(
         "SELECT r.id, r.chat_id, r.started_by, r.language, r.seconds, r.status, r.started_at,"
         " (SELECT COUNT(*) FROM round_questions c WHERE c.round_id = r.id) AS question_count,"
-        " q.* FROM rounds r JOIN round_questions q ON q.round_id = r.id"
+        " r.thread_id, q.* FROM rounds r JOIN round_questions q ON q.round_id = r.id"
         " WHERE r.id = ? AND q.position = ?", (round_id, position))
     return (_round(row), _question(row)) if row else None
 

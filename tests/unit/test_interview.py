@@ -77,7 +77,11 @@ def test_report_arithmetic():
     assert [(t.topic, t.answered, t.correct) for t in report.by_topic] == [
         ("cache", 1, 0), ("db", 2, 1), ("http", 2, 2)]
     assert report.median_ms == 20_000
-    assert [r.position for r in report.slowest] == [1, 4, 2]
+    # Only answers well over the median (20 s) are "slowest": 40 s and 30 s, not 20 s.
+    assert [r.position for r in report.slowest] == [1, 4]
+    even = [result(i, "db", True, 20_000 + i) for i in range(6)]
+    assert interview.report(even, total=6).slowest == []  # nobody stands out
+    assert interview.report(results[:3], total=3).slowest == []  # too few to pick from
     assert [r.position for r in report.mistakes] == [1, 4]
     assert report.previous.percent == 50 and report.change is None and not report.comparable
 
