@@ -21,6 +21,7 @@ from handlers import (
     bank_admin,
     flags,
     flood_guard,
+    group_manners,
     group_migration,
     group_settings,
     interviews,
@@ -33,6 +34,7 @@ from handlers import (
     reminders,
     review,
     rounds,
+    sharing,
     stats,
     topics,
     user_context,
@@ -46,15 +48,19 @@ from storage.db import Database
 # `ADMIN_COMMANDS`, listed in /help for ADMIN_IDS only (the command menu is the same for all).
 # group_settings comes before onboarding: in group chats its /start, /language, /field and
 # /level take the place of onboarding's per-user ones.
+# group_manners comes before the personal commands it keeps out of groups, and sharing before
+# onboarding: its /start <payload> (a deep link) is tried before the plain /start.
 FEATURES: list[ModuleType] = [
-    flood_guard, user_context, keyboard_owners, group_migration, group_settings, onboarding, practice,
+    flood_guard, user_context, keyboard_owners, group_migration, group_settings, group_manners,
+    sharing, onboarding, practice,
     interviews, review, mistakes, topics, stats,
     reminders, bank_admin, flags, jobmatch, privacy, rounds, help_feature]
 
 # The update types some handler reads; passed to getUpdates and setWebhook on every start, so a
 # list left by an earlier deployment cannot starve the bot of taps or membership changes.
 # Edited messages are left out on purpose: commands react to new messages only.
-ALLOWED_UPDATES: list[str] = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER]
+ALLOWED_UPDATES: list[str] = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER,
+                              Update.INLINE_QUERY]
 
 
 def build_application(settings: Settings, *, bank: Bank | None = None,

@@ -310,10 +310,24 @@ class LevelNotYet(Schema):
     level: str
 
 
+@dataclass(frozen=True)
+class SharedAnswer(Schema):
+    """A letter under a question shared in inline mode: the question, the option, the
+    language the message is in and the order its options are shown in. Anyone in the chat may
+    tap it; the message is named by the tap's inline_message_id, not by the data."""
+
+    KIND: ClassVar[str] = "sh"
+    PARSE = (QUESTION_KEY, OPTION, LANGUAGES, ORDER)
+    question_key: str
+    option: str
+    language: str
+    order: str
+
+
 KINDS: tuple[type[Schema], ...] = (
     LanguageChoice, FieldChoice, LevelChoice, Answer, Next, ReminderChoice, TimezoneChoice,
     InterviewAnswer, InterviewAction, Review, Mistake, Guessed, DeleteMe, JobMatchAction,
-    JobMatchField, RoundAnswer, Flag, FlagResolve, LevelNotYet)
+    JobMatchField, RoundAnswer, Flag, FlagResolve, LevelNotYet, SharedAnswer)
 assert len({k.KIND for k in KINDS}) == len(KINDS), "two kinds share a letter"
 assert all(len(k.PARSE) == len(fields(k)) for k in KINDS)  # type: ignore[arg-type]
 

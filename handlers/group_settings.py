@@ -12,6 +12,7 @@ from telegram.ext import Application, CommandHandler, filters
 
 from bot.context import CoachContext
 from handlers.common import NEW_MESSAGES, listing, reply
+from handlers.help import set_group_menu
 from questions.model import LEVELS
 from storage.groups import GroupSettings, adopt_language, get_group, update_group
 
@@ -94,6 +95,7 @@ async def group_language_command(update: Update, context: CoachContext) -> None:
         return
     await update_group(context.services.db, chat_id=group.chat_id, language=choice,
                        now=int(context.services.now().timestamp()))
+    await set_group_menu(context.application, context.bot, group.chat_id, choice)
     await reply(update, texts.t(choice, "group-language-set", language=LANGUAGE_NAMES[choice]))
 
 

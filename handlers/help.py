@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import logging
 
-from telegram import Bot, BotCommand, BotCommandScopeChat, Update
+from telegram import (
+    Bot,
+    BotCommand,
+    BotCommandScopeAllChatAdministrators,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    BotCommandScopeChat,
+    BotCommandScopeChatAdministrators,
+    Update,
+)
 from telegram.error import TelegramError
 from telegram.ext import Application, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
@@ -18,15 +27,55 @@ log = logging.getLogger(__name__)
 COMMANDS = ("help",)
 
 
+# What a group's members see in its menu, and what its admins see (the same commands, said as
+# what they may do). Private chats get every other command: the practice ones.
+GROUP_COMMANDS = ("round", "stop", "leaderboard", "field", "level", "language", "help")
+GROUP_TEXTS = {"stop": "cmd-group-stop", "field": "cmd-group-field", "level": "cmd-group-level",
+               "language": "cmd-group-language"}
+ADMIN_TEXTS = {"stop": "cmd-group-admin-stop", "field": "cmd-group-admin-field",
+               "level": "cmd-group-admin-level", "language": "cmd-group-admin-language"}
+GROUP_ONLY = frozenset({"round", "stop", "leaderboard"})
+
+
 def menu(app: Application, lang: str) -> list[BotCommand]:
+    """The private chats' menu: the practice commands."""
     texts = services_of(app).texts
-    return [BotCommand(name, texts.t(lang, f"cmd-{name}")) for name in app.bot_data["commands"]]
+    return [BotCommand(name, texts.t(lang, f"cmd-{name}")) for name in app.bot_data["commands"]
+            if name not in GROUP_ONLY]
+
+
+def group_menu(app: Application, lang: str, *, admins: bool = False) -> list[BotCommand]:
+    texts = services_of(app).texts
+    wording = ADMIN_TEXTS if admins else GROUP_TEXTS
+    return [BotCommand(name, texts.t(lang, wording.get(name, f"cmd-{name}")))
+            for name in GROUP_COMMANDS]
 
 
 async def set_command_menu(app: Application) -> None:
-    """The command menu in both languages (English is the default for everyone else)."""
-    await app.bot.set_my_commands(menu(app, "en"))
-    await app.bot.set_my_commands(menu(app, "tr"), language_code="tr")
+    """The command menus per scope, in both languages (English for every other language):
+    private chats, group members, group admins."""
+    bot = app.bot
+    for lang in LANGUAGES:
+        code = None if lang == "en" else lang
+        await bot.set_my_commands(menu(app, lang), language_code=code)
+        await bot.set_my_commands(menu(app, lang), scope=BotCommandScopeAllPrivateChats(),
+                                  language_code=code)
+        await bot.set_my_commands(group_menu(app, lang), scope=BotCommandScopeAllGroupChats(),
+                                  language_code=code)
+        await bot.set_my_commands(group_menu(app, lang, admins=True),
+                                  scope=BotCommandScopeAllChatAdministrators(),
+                                  language_code=code)
+
+
+async def set_group_menu(app: Application, bot: Bot, chat_id: int, lang: str) -> None:
+    """A group's menus in the language its admins chose (members' and admins' both, since the
+    narrower scope of one chat would otherwise hide the admins' menu)."""
+    try:
+        await bot.set_my_commands(group_menu(app, lang), scope=BotCommandScopeChat(chat_id))
+        await bot.set_my_commands(group_menu(app, lang, admins=True),
+                                  scope=BotCommandScopeChatAdministrators(chat_id))
+    except TelegramError as exc:
+        log.warning("command menu for group %s not set: %s", chat_id, exc.message)
 
 
 async def set_chat_menu(app: Application, bot: Bot, chat_id: int, lang: str) -> None:

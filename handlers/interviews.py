@@ -176,7 +176,7 @@ async def receive_interview_answer(update: Update, context: CoachContext) -> Non
         await query.answer(context.toast("toast-expired"))
         return
     if interview.user_id != user.user_id:
-        await query.answer(context.toast("toast-not-yours"))
+        await query.answer(context.toast("toast-interview-not-yours"))
         return
     now = services.now()
     if await interview_flow.expire_if_old(services, interview):
@@ -331,7 +331,7 @@ async def interview_button(update: Update, context: CoachContext) -> None:
         await query.answer(context.toast("toast-expired"))
         return
     if interview.user_id != user.user_id:
-        await query.answer(context.toast("toast-not-yours"))
+        await query.answer(context.toast("toast-interview-not-yours"))
         return
     if action == STOP:
         if interview.status != store.ACTIVE:

@@ -10,8 +10,9 @@ from bot import callbacks
 from bot.context import CoachContext
 from handlers.common import NEW_MESSAGES, button_rows, edit_or_ignore, keyboard, listing, reply
 from handlers.help import set_chat_menu
+from handlers.question_messages import send_question
 from questions.model import LEVELS
-from storage.users import User, update_user
+from storage.users import User, take_pending_question, update_user
 
 COMMANDS = ("start", "language", "field", "level")
 LANGUAGE_CHOICES = {"en": "English", "tr": "Türkçe"}
@@ -57,6 +58,12 @@ async def ask_next_choice(update: Update, context: CoachContext, user: User, lan
     elif not user.level:
         await reply(update, texts.t(lang, "choose-level"), level_keyboard(context, lang))
     else:
+        pending = await take_pending_question(context.services.db, user_id=user.user_id)
+        question = context.services.bank.questions.get(pending) if pending else None
+        if question is not None:  # opened on a shared question: it comes first
+            await reply(update, texts.t(lang, "all-set", **names(context, user, lang)))
+            await send_question(update, context, question, lang)
+            return
         await reply(update, texts.t(lang, "all-set", **names(context, user, lang)),
                     start_keyboard(context, lang))
 

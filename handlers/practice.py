@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from telegram import InlineKeyboardMarkup, Message, Update
+from telegram import InlineKeyboardMarkup, Update
 from telegram.constants import ChatType
 from telegram.ext import Application, CallbackQueryHandler, CommandHandler
 
@@ -16,7 +16,7 @@ from bot import callbacks
 from bot.context import CoachContext
 from bot.services import Services
 from domain import ratings, review
-from domain.grading import Grade, checked_order, grade, shown_order
+from domain.grading import Grade, checked_order, grade
 from handlers import flags
 from handlers.common import (
     NEW_MESSAGES,
@@ -29,6 +29,7 @@ from handlers.common import (
     reply,
 )
 from handlers.onboarding import ask_next_choice
+from handlers.question_messages import question_header, send_question
 from questions import render
 from questions.model import Question
 from questions.selection import choose_adaptive, choose_next, last_topic, plan_pool
@@ -44,24 +45,6 @@ from storage.users import User
 log = logging.getLogger(__name__)
 COMMANDS = ("quiz",)
 MAX_TOPIC_BUTTONS = 40  # the same cap as /topics: a keyboard well inside Telegram's limits
-
-
-def question_header(context: CoachContext, question: Question, lang: str) -> str:
-    bank, texts = context.services.bank, context.services.texts
-    return render.header_html(bank.field_name(question.field, lang),
-                              bank.topic_name(question.field, question.topic, lang),
-                              texts.t(lang, f"level-{question.seniority}"))
-
-
-def answer_keyboard(question: Question, owner: int | None, on_topic: bool = False,
-                    order: str | None = None):
-    # Self-contained: the question, the option, the asker in a group, whether to stay on the
-    # topic, and the shown order (so every tap, and a restart, labels the options alike).
-    stay = "t" if on_topic else None
-    order = order or "".join(question.option_keys)
-    return keyboard([[(render.option_label(key, order),
-                       callbacks.Answer(question.key, key, owner, stay, order).encode())
-                      for key in order]])
 
 
 async def pick_question(services: Services, user: User, topic: str | None = None) -> Question | None:
@@ -100,18 +83,6 @@ async def next_due_question(services: Services, user_id: int) -> Question | None
         await review_store.forget_cards(services.db, user_id=user_id, question_ids=gone)
     return next((services.bank.questions[d.question_id] for d in due
                  if d.question_id in services.bank.questions), None)
-
-
-async def send_question(update: Update, context: CoachContext, question: Question, lang: str,
-                        on_topic: bool = False) -> Message | None:
-    """Send one question with its letter buttons to the chat of `update`."""
-    chat = update.effective_chat
-    owner = update.effective_user.id if chat and chat.type != ChatType.PRIVATE else None
-    order = shown_order(question, context.services.rng)
-    text = render.question_html(question, lang, header=question_header(context, question, lang),
-                                order=order)
-    return await own_keyboard(context, await reply(
-        update, text, answer_keyboard(question, owner, on_topic, order)))
 
 
 async def ask(update: Update, context: CoachContext, user: User, lang: str,

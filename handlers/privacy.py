@@ -34,7 +34,7 @@ async def confirm(update: Update, context: CoachContext) -> None:
     user = update.effective_user
     lang = services.language_for(None, user.language_code)
     if data is None or data.owner != user.id:
-        await query.answer(services.texts.t(lang, "toast-not-yours" if data else "toast-expired"))
+        await query.answer(services.texts.t(lang, "toast-erase-not-yours" if data else "toast-expired"))
         return
     if data.choice == "no":
         await query.answer()

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import Application, ApplicationHandlerStop, TypeHandler
 
+from bot import callbacks
 from bot.context import CoachContext
 from storage.groups import get_group
-from storage.users import ensure_user, get_user
+from storage.users import ensure_user, get_user, mark_private
 
 COMMANDS: tuple[str, ...] = ()
 GROUP = -90  # after the flood guard (-100), before every feature handler (0 and up)
@@ -24,6 +27,9 @@ async def load_user(update: Update, context: CoachContext) -> None:
     services = context.services
     guess = services.language_for(None, tg_user.language_code)
     query = update.callback_query
+    if update.inline_query is not None or (query is not None and query.inline_message_id):
+        await load_inline_user(update, context, guess)
+        return
     # Every keyboard in a private chat came after the user's first contact: a tap there from
     # someone with no stored user is from before their /deleteme, and must re-create nothing.
     private_tap = (query is not None and query.message is not None
@@ -43,11 +49,33 @@ async def load_user(update: Update, context: CoachContext) -> None:
         raise ApplicationHandlerStop
     lang = services.language_for(user.language, tg_user.language_code)
     chat = update.effective_chat
+    if chat is not None and chat.type == ChatType.PRIVATE and user.private_since is None \
+            and update.message is not None:
+        now = int(services.now().timestamp())
+        await mark_private(services.db, user_id=user.user_id, now=now)
+        user = replace(user, private_since=now)
     chat_lang = None
     if chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
         # What the bot posts in a group is in the group's language, whoever asked.
         chat_lang = (await get_group(services.db, chat_id=chat.id)).language
     context.set_user(user, lang, chat_lang)
+
+
+async def load_inline_user(update: Update, context: CoachContext, guess: str) -> None:
+    """Inline mode reaches people who never started the bot (anyone in a chat may answer a
+    shared question): they are not stored, and only a shared question's letters serve them."""
+    services = context.services
+    tg_user = update.effective_user
+    assert tg_user is not None
+    user = await get_user(services.db, user_id=tg_user.id)
+    if user is not None:
+        context.set_user(user, services.language_for(user.language, tg_user.language_code))
+    else:
+        context.member_lang = context.lang = guess
+    query = update.callback_query
+    if query is not None and callbacks.SharedAnswer.parse(query.data) is None:
+        await query.answer(services.texts.t(context.member_lang, "toast-expired"))
+        raise ApplicationHandlerStop
 
 
 def register(app: Application) -> None:

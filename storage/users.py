@@ -9,7 +9,7 @@ import aiosqlite
 
 from storage.db import Database, fetch_row
 
-EDITABLE = frozenset({"first_name", "language", "field", "level", "timezone"})
+EDITABLE = frozenset({"first_name", "language", "field", "level", "timezone", "pending_question"})
 
 
 @dataclass
@@ -26,6 +26,7 @@ class User:
     streak_current: int
     streak_best: int
     last_active_day: date | None
+    private_since: int | None = None  # when they first wrote to the bot in private
 
 
 def _user(row) -> User:
@@ -37,6 +38,7 @@ def _user(row) -> User:
         group_answered=row["group_answered"],
         streak_current=row["streak_current"], streak_best=row["streak_best"],
         last_active_day=date.fromisoformat(last) if last else None,
+        private_since=row["private_since"],
     )
 
 
@@ -104,3 +106,21 @@ async def count_answer(conn: aiosqlite.Connection, *, user_id: int, is_correct: 
         " streak_best = ?, last_active_day = ?, group_answered = group_answered + ?"
         " WHERE user_id = ?",
         (int(is_correct), streak, best, active_day.isoformat(), int(in_group), user_id))
+
+
+async def take_pending_question(db: Database, *, user_id: int) -> str | None:
+    """The question the user opened the bot on before setting up, once (it is cleared)."""
+    async with db.transaction() as conn:
+        rows = await conn.execute_fetchall(
+            "SELECT pending_question FROM users WHERE user_id = ?", (user_id,))
+        pending = rows[0]["pending_question"] if rows else None
+        if pending is not None:
+            await conn.execute("UPDATE users SET pending_question = NULL WHERE user_id = ?",
+                               (user_id,))
+    return pending
+
+
+async def mark_private(db: Database, *, user_id: int, now: int) -> None:
+    """The user wrote to the bot in private: from now on the bot may write to them first."""
+    await db.execute("UPDATE users SET private_since = ? WHERE user_id = ? AND private_since IS NULL",
+                     (now, user_id))

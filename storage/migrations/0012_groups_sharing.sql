@@ -9,6 +9,7 @@ CREATE TABLE shared_questions (
     inline_message_id  TEXT PRIMARY KEY,
     question_id        TEXT NOT NULL,
     language           TEXT NOT NULL,
+    options_order      TEXT NOT NULL,  -- the option keys as shown (domain.grading.shown_order)
     created_at         INTEGER NOT NULL,
     shown_answered     INTEGER NOT NULL DEFAULT 0,
     shown_right        INTEGER NOT NULL DEFAULT 0,
@@ -29,3 +30,11 @@ CREATE TABLE shared_answers (
     PRIMARY KEY (inline_message_id, user_id)
 ) WITHOUT ROWID;
 CREATE INDEX shared_answers_user ON shared_answers (user_id);
+
+-- A question someone opened the bot on (a deep link from a shared question) before they had
+-- chosen a field and level: it is asked as soon as they have.
+ALTER TABLE users ADD COLUMN pending_question TEXT;
+
+-- When the user first wrote to the bot in private: only then may the bot write to them first
+-- (a personal command sent in a group is answered there). NULL: known from groups only.
+ALTER TABLE users ADD COLUMN private_since INTEGER;

@@ -1,5 +1,6 @@
 """A keyboard in a group belongs to the member it was shown to (issue 17, item 1): forged
-answers, someone else's `Next`, review-form buttons and /timezone keyboards are turned away."""
+answers, someone else's `Next` and report buttons, review-form buttons are turned away; personal
+commands are answered in private (issue 19)."""
 
 from __future__ import annotations
 
@@ -52,12 +53,31 @@ async def test_a_review_button_is_refused_in_a_group_even_for_the_asker(fake, bo
     assert await answers_of(bot, bob.id) == []
 
 
-async def test_someone_elses_timezone_keyboard_is_refused(fake, bot):
+async def test_someone_elses_report_button_says_what_it_is(fake, bot):
+    bob, eve, question = await setup(fake, bot)
+    real = fake.buttons(question)[0][0][1]
+    _, [explanation] = await tap(fake, bob, question, real, expect=1, chat_id=GROUP)
+    report = next(d for row in fake.buttons(explanation) for t, d in row if "Report" in t)
+    answer, _ = await tap(fake, eve, explanation, report, chat_id=GROUP)
+    assert answer["text"] == "Only the member who answered can report this question."
+
+
+async def test_personal_commands_in_a_group_are_answered_in_private(fake, bot):
     bob, eve, _ = await setup(fake, bot)
-    [picker] = await say(fake, bob, "/timezone", chat_id=GROUP)
-    zone = fake.buttons(picker)[0][0][1]
-    answer, _ = await tap(fake, eve, picker, zone, chat_id=GROUP)
-    assert answer["text"].startswith("These buttons are for the member who asked")
-    row = await bot.services.db.fetchone("SELECT timezone FROM users WHERE user_id = ?",
-                                         (eve.id,))
-    assert row["timezone"] is None
+    before = len(fake.bot_messages(GROUP))
+    # Bob has a private chat with the bot: the group sees nothing, his chat gets the answer.
+    mine = len(fake.bot_messages(bob.id))
+    fake.send_message(bob, "/timezone", chat_id=GROUP)
+    [note, picker] = (await fake.wait_for_bot_messages(bob.id, mine + 2))[mine:]
+    assert note["text"] == "🔒 You sent /timezone in “\u2068Prep\u2069”. Personal things stay here, between us:"
+    assert fake.buttons(picker), "the time zone picker, in private"
+    assert len(fake.bot_messages(GROUP)) == before
+    # Someone who never started the bot gets one line in the group and a deep link.
+    zed = fake.user(5003, "Zed", language_code="tr")
+    fake.add_member(GROUP, zed)
+    [line] = await say(fake, zed, "/stats", chat_id=GROUP)
+    assert "/stats kişisel bir komut" in line["text"]  # no group language yet: the sender's
+    assert fake.buttons(line) == [[("Özel sohbeti aç ▶", "https://t.me/coach_test_bot?start=stats")]]
+    # The link opens the private chat on that command.
+    [answer] = await say(fake, zed, "/start stats")
+    assert "answered" in answer["text"] or "cevap" in answer["text"]

@@ -126,6 +126,7 @@ def test_every_callback_kind_round_trips_within_64_bytes():
         callbacks.JobMatchField(999999999999, 11), callbacks.RoundAnswer(999999999999, 19, "c"),
         callbacks.Flag("0123456789"), callbacks.Flag("0123456789", "outdated"),
         callbacks.FlagResolve("d", 999999999999), callbacks.LevelNotYet("mid"),
+        callbacks.SharedAnswer("0123456789", "f", "tr", "fedcba"),
     ]
     for sample in samples:
         data = sample.encode()
