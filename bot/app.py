@@ -48,13 +48,11 @@ from storage.db import Database
 # `ADMIN_COMMANDS`, listed in /help for ADMIN_IDS only (the command menu is the same for all).
 # group_settings comes before onboarding: in group chats its /start, /language, /field and
 # /level take the place of onboarding's per-user ones.
-# group_manners comes before the personal commands it keeps out of groups, and sharing before
-# onboarding: its /start <payload> (a deep link) is tried before the plain /start.
+# group_manners comes before the personal commands it keeps out of groups.
 FEATURES: list[ModuleType] = [
     flood_guard, user_context, keyboard_owners, group_migration, group_settings, group_manners,
-    sharing, onboarding, practice,
-    interviews, review, mistakes, topics, stats,
-    reminders, bank_admin, flags, jobmatch, privacy, rounds, help_feature]
+    onboarding, practice, interviews, review, mistakes, topics, stats,
+    reminders, bank_admin, flags, jobmatch, privacy, rounds, sharing, help_feature]
 
 # The update types some handler reads; passed to getUpdates and setWebhook on every start, so a
 # list left by an earlier deployment cannot starve the bot of taps or membership changes.

@@ -538,7 +538,9 @@ class TelegramState:
                 if match
                 else []
             )
-        content = {"text": text, "entities": entities, "html": entities_to_html(text, entities)}
+        content: JSON = {
+            "text": text, "entities": entities, "html": entities_to_html(text, entities)
+        }
         if thread_id is not None:
             topic = self._topic(chat.id, thread_id)
             if topic["deleted"] or topic["closed"]:

@@ -76,6 +76,12 @@ async def start(update: Update, context: CoachContext) -> None:
         await reply(update, context.t("welcome-back", name=name, **names(context, user, lang)),
                     start_keyboard(context, lang))
         return
+    await greet(update, context, user, lang)
+
+
+async def greet(update: Update, context: CoachContext, user: User, lang: str) -> None:
+    """A new user's welcome: hello, the language (changeable), then the next choice."""
+    name = update.effective_user.first_name if update.effective_user else ""
     await reply(update, context.t("welcome", name=name))
     await reply(update, context.t("choose-language", language=LANGUAGE_CHOICES[lang]),
                 language_keyboard(lang))

@@ -27,6 +27,7 @@ from telegram import (
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import (
     Application,
+    ApplicationHandlerStop,
     CallbackContext,
     CallbackQueryHandler,
     CommandHandler,
@@ -205,14 +206,13 @@ async def shared_answer(update: Update, context: CoachContext) -> None:
         language=data.language, options_order=order, user_id=query.from_user.id,
         chosen=choice.chosen, is_correct=choice.is_correct, now=int(now.timestamp()),
         personal=personal)
-    lang = context.member_lang
     if not recorded:
         earlier = await store.earlier_choice(services.db, inline_message_id=inline_id,
                                              user_id=query.from_user.id)
-        letter = render.option_label(earlier, order) if earlier in order else "?"
+        letter = render.option_label(earlier, order) if earlier and earlier in order else "?"
         await query.answer(context.toast("shared-toast-already", choice=letter))
         return
-    await query.answer(toast_for(services, question, lang, order, choice.is_correct),
+    await query.answer(toast_for(services, question, context.member_lang, order, choice.is_correct),
                        show_alert=False)
     await refresh_shared(context.application, inline_id)
 
@@ -234,8 +234,13 @@ async def refresh_shared(app: Application, inline_id: str) -> None:
 
 
 async def _deferred_edit(context: CallbackContext) -> None:
+    """The edit a busy message waited for: it holds the slot, whatever the clock says."""
     assert context.job is not None
-    await refresh_shared(context.application, cast(str, context.job.data))
+    inline_id = cast(str, context.job.data)
+    services = services_of(context.application)
+    await store.set_edited(services.db, inline_message_id=inline_id,
+                           now=int(services.now().timestamp()))
+    await edit_shared(context.application, inline_id)
 
 
 async def edit_shared(app: Application, inline_id: str) -> None:
@@ -246,9 +251,10 @@ async def edit_shared(app: Application, inline_id: str) -> None:
     if shared is None or question is None:
         return
     tally = await store.tally(services.db, inline_message_id=inline_id)
-    if (tally.answered, tally.right) == (shared.shown_answered, shared.shown_right):
-        return  # Telegram refuses an edit to identical content
-    await store.mark_shown(services.db, inline_message_id=inline_id, shown=tally)
+    # Only the caller that changes what the message shows edits it: Telegram refuses an edit
+    # to identical content.
+    if not await store.mark_shown(services.db, inline_message_id=inline_id, shown=tally):
+        return
     try:
         await app.bot.edit_message_text(
             shared_text(services, question, shared.language, shared.options_order, tally),
@@ -265,7 +271,13 @@ async def edit_shared(app: Application, inline_id: str) -> None:
 
 async def start_with_payload(update: Update, context: CoachContext) -> None:
     """/start <payload> in a private chat: a shared question (q_<key>), a friend's field and
-    level (s_<field>_<level>); anything else is a plain /start."""
+    level (s_<field>_<level>), a personal command asked for in a group; anything else is a
+    plain /start. Onboarding's own /start does not run after it."""
+    await open_deep_link(update, context)
+    raise ApplicationHandlerStop
+
+
+async def open_deep_link(update: Update, context: CoachContext) -> None:
     payload = (context.args or [""])[0]
     services, user = context.services, context.user
     bank = services.bank
@@ -283,9 +295,11 @@ async def start_with_payload(update: Update, context: CoachContext) -> None:
         return
     elif match := SETUP_PAYLOAD.fullmatch(payload):
         field, level = match.groups()
-        if field in bank.fields and not user.field:
+        if field in bank.fields and not user.field:  # a friend's choices, for a newcomer
             await update_user(services.db, user_id=user.user_id, field=field, level=level)
             user.field, user.level = field, level
+            await onboarding.greet(update, context, user, context.lang)
+            return
     await onboarding.start(update, context)
 
 
@@ -314,10 +328,15 @@ async def share_command(update: Update, context: CoachContext) -> None:
 
 # -- wiring ------------------------------------------------------------------------------------
 
+DEEP_LINKS = -1
+
+
 def register(app: Application) -> None:
     private = NEW_MESSAGES & filters.ChatType.PRIVATE
+    # Before onboarding's plain /start (handler group 0), which it stands in for.
     app.add_handler(CommandHandler("start", start_with_payload,
-                                   filters=private & filters.Regex(r"^/start(@\w+)?\s+\S")))
+                                   filters=private & filters.Regex(r"^/start(@\w+)?\s+\S")),
+                    group=DEEP_LINKS)
     app.add_handler(CommandHandler("share", share_command, filters=private))
     app.add_handler(InlineQueryHandler(inline_query))
     app.add_handler(CallbackQueryHandler(shared_answer, pattern=callbacks.SharedAnswer.pattern()))

@@ -80,10 +80,18 @@ async def claim_edit(db: Database, *, inline_message_id: str, now: int, every: i
     return changed == 1
 
 
-async def mark_shown(db: Database, *, inline_message_id: str, shown: Tally) -> None:
-    await db.execute(
+async def set_edited(db: Database, *, inline_message_id: str, now: int) -> None:
+    await db.execute("UPDATE shared_questions SET edited_at = ? WHERE inline_message_id = ?",
+                     (now, inline_message_id))
+
+
+async def mark_shown(db: Database, *, inline_message_id: str, shown: Tally) -> bool:
+    """Record that the message now shows `shown`; False if it showed that already."""
+    changed = await db.execute(
         "UPDATE shared_questions SET shown_answered = ?, shown_right = ?"
-        " WHERE inline_message_id = ?", (shown.answered, shown.right, inline_message_id))
+        " WHERE inline_message_id = ? AND (shown_answered != ? OR shown_right != ?)",
+        (shown.answered, shown.right, inline_message_id, shown.answered, shown.right))
+    return changed == 1
 
 
 async def behind(db: Database, *, since: int) -> list[str]:

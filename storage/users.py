@@ -111,8 +111,8 @@ async def count_answer(conn: aiosqlite.Connection, *, user_id: int, is_correct: 
 async def take_pending_question(db: Database, *, user_id: int) -> str | None:
     """The question the user opened the bot on before setting up, once (it is cleared)."""
     async with db.transaction() as conn:
-        rows = await conn.execute_fetchall(
-            "SELECT pending_question FROM users WHERE user_id = ?", (user_id,))
+        rows = list(await conn.execute_fetchall(
+            "SELECT pending_question FROM users WHERE user_id = ?", (user_id,)))
         pending = rows[0]["pending_question"] if rows else None
         if pending is not None:
             await conn.execute("UPDATE users SET pending_question = NULL WHERE user_id = ?",

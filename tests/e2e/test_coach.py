@@ -362,11 +362,14 @@ async def test_interview_is_for_private_chats_and_bad_arguments_are_explained(fa
                    "v1:ix:m:99999999999999999999:0", "v1:ix:s", "v1:ix:zz:1"):
         junk, _ = await tap(fake, ada, msg, forged)
         assert "expired" in junk["text"], forged
+    # Personal commands sent in a group are answered in Ada's private chat, not in the group.
     fake.group(-100500, "Prep group", members={ada: "member"})
-    [msg] = await say(fake, ada, "/interview", chat_id=-100500)
-    assert "private chat" in msg["text"]
-    [msg] = await say(fake, ada, "/review", chat_id=-100500)
-    assert "private chat" in msg["text"]
+    for command in ("/interview", "/review"):
+        before = len(fake.bot_messages(ada.id))
+        fake.send_message(ada, command, chat_id=-100500)
+        sent = await fake.wait_for_bot_messages(ada.id, before + 2)
+        assert sent[before]["text"].startswith(f"🔒 You sent {command} in")
+    assert fake.bot_messages(-100500) == []
 
 
 async def test_due_reviews_are_mixed_into_quiz(fake, coach):

@@ -33,7 +33,7 @@ async def test_a_narrow_update_list_left_by_an_earlier_deployment_is_replaced(fa
         [confirm] = await say(fake, ada, "/deleteme")
         answer, _ = await tap(fake, ada, confirm, fake.buttons(confirm)[-1][-1][1])
         assert answer is not None
-        assert fake.allowed_updates == {"message", "callback_query", "my_chat_member"}
+        assert fake.allowed_updates == {"message", "callback_query", "my_chat_member", "inline_query"}
     finally:
         await runner.stop()
 

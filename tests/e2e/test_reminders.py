@@ -223,9 +223,13 @@ async def test_remind_keyboard_arguments_and_bad_input(fake, bot):
     assert msg["text"].startswith("🔕 Reminders are off. Send /remind 09:30")
     stale, _ = await tap(fake, ada, status, "v1:r:2599")
     assert "expired" in stale["text"]
+    # Sent in a group, it is answered (and set) in Ada's private chat.
     group = fake.group(-100777, "Study group", members={ada: "member"})
-    [msg] = await say(fake, ada, "/remind@coach_test_bot 09:30", chat_id=group["id"])
-    assert "private chat" in msg["text"]
+    before = len(fake.bot_messages(ada.id))
+    fake.send_message(ada, "/remind@coach_test_bot 09:30", chat_id=group["id"])
+    sent = await fake.wait_for_bot_messages(ada.id, before + 2)
+    assert sent[before]["text"].startswith("🔒 You sent /remind in")
+    assert "09:30" in sent[before + 1]["text"] and fake.bot_messages(group["id"]) == []
 
 
 async def test_timezone_command_suggestions_and_the_reminder_moves(fake, bot):

@@ -19,4 +19,4 @@ def test_run_passes_the_update_types_explicitly(tmp_path, monkeypatch, webhook):
              if webhook else {})
     assert main.run(make_settings(tmp_path, **extra)) == 0
     assert seen["allowed_updates"] == ALLOWED_UPDATES
-    assert {"message", "callback_query", "my_chat_member"} == set(ALLOWED_UPDATES)
+    assert {"message", "callback_query", "my_chat_member", "inline_query"} == set(ALLOWED_UPDATES)
