@@ -31,16 +31,24 @@ CAST = (("Ada", "en"), ("Ayşe", "tr"), ("Bob", "en"))
 FIRST_USER_ID = 1001
 GROUP_ID = -1001234567890
 GROUP_TITLE = "Interview practice"
+FORUM_ID = -1001234567891
+FORUM_TITLE = "Study hall"
+FORUM_TOPICS = ("Backend", "Frontend")
 BOT_USERNAME = "interview_coach_bot"
 BOT_NAME = "Interview Coach"
 
 
 def cast(fake: FakeTelegram) -> list[FakeUser]:
-    """The default pretend users and their group (the bot is a plain member, privacy mode on)."""
+    """The default pretend users, their group and their forum with two topics (the bot is a
+    plain member, privacy mode on), and inline mode switched on as with @BotFather."""
     users = [fake.user(FIRST_USER_ID + i, name, language_code=language)
              for i, (name, language) in enumerate(CAST)]
     members = {user: ("creator" if i == 0 else "member") for i, user in enumerate(users)}
     fake.group(GROUP_ID, GROUP_TITLE, members)
+    fake.group(FORUM_ID, FORUM_TITLE, members, forum=True)
+    for topic in FORUM_TOPICS:
+        fake.create_topic(FORUM_ID, topic)
+    fake.inline_mode = True
     return users
 
 

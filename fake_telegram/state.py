@@ -698,8 +698,9 @@ class TelegramState:
         return await self.wait_until(lambda: query.answer, timeout)
 
     def choose_inline_result(self, user: FakeUser, query_id: str, result_id: str,
-                             chat_id: int) -> JSON:
-        """The user picks a result: it is posted in `chat_id` from the user, via the bot."""
+                             chat_id: int, *, thread_id: int | None = None) -> JSON:
+        """The user picks a result: it is posted in `chat_id` (in forum topic `thread_id`)
+        from the user, via the bot."""
         query = self.inline_queries.get(query_id)
         if query is None or query.answer is None:
             raise ValueError(f"inline query {query_id} has no answer to choose from")
@@ -709,10 +710,15 @@ class TelegramState:
         chat = self._user_chat(user, chat_id)
         content = result["input_message_content"]
         inline_id = "AgAAA" + secrets.token_urlsafe(24)
-        message = self.add_message(chat, self._register(user).to_dict(), {
+        posted: JSON = {
             "text": content["text"], "entities": content["entities"], "html": content["html"],
             "via_bot": self.me.to_dict(), "inline_message_id": inline_id,
-        }, reply_markup=result.get("reply_markup"))
+        }
+        if thread_id is not None:
+            self._topic(chat.id, thread_id)
+            posted.update(message_thread_id=thread_id, is_topic_message=True)
+        message = self.add_message(chat, self._register(user).to_dict(), posted,
+                                   reply_markup=result.get("reply_markup"))
         self.inline_messages[inline_id] = (chat.id, int(message["message_id"]))
         self.enqueue_update({"chosen_inline_result": {
             "result_id": result_id, "from": query.user.to_dict(), "query": query.query,

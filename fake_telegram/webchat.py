@@ -21,6 +21,7 @@ from fake_telegram.state import TelegramState
 WEB_DIR = Path(__file__).resolve().parent / "web"
 STATIC_TYPES = {"app.js": "text/javascript", "style.css": "text/css"}
 # A long poll returns after this many seconds at most, so proxies and browsers never give up.
+INLINE_WAIT = 5.0  # seconds Telegram's apps wait for inline results
 MAX_WAIT = 25.0
 FIRST_USER_ID = 1001
 MAX_NAME = 64
@@ -69,6 +70,8 @@ class WebChat:
         router.add_get("/play/api/events", self._api(self.events))
         router.add_post("/play/api/send", self._api(self.send))
         router.add_post("/play/api/tap", self._api(self.tap))
+        router.add_post("/play/api/inline", self._api(self.inline))
+        router.add_post("/play/api/inline/choose", self._api(self.choose_inline))
         router.add_get("/play/api/violations", self._api(self.violations))
         router.add_get("/play/api/files/{file_id}", self._file)
 
@@ -165,9 +168,15 @@ class WebChat:
                     "title": chat.chat.get("title", ""),
                     "members": members,
                     "menu": self.fake.menu_for(user, chat.id),
+                    "forum": chat.is_forum,
+                    "topics": [
+                        {"id": thread_id, "name": topic["name"], "closed": topic["closed"]}
+                        for thread_id, topic in chat.topics.items()
+                        if not topic["deleted"]
+                    ],
                 }
             )
-        return {"chats": chats}
+        return {"chats": chats, "inline": self.fake.inline_mode, "bot": self.fake.me.username}
 
     async def events(self, request: web.Request) -> JSON:
         """What changed for this user since the cursor; waits up to `wait` seconds for news.
@@ -248,11 +257,13 @@ class WebChat:
                 message = self._send_file(user, chat_id, upload, text or None)
             else:
                 reply_to = body.get("reply_to")
+                thread = body.get("thread")
                 message = self.fake.send_message(
                     user,
                     text,
                     chat_id=chat_id,
                     reply_to=_int(reply_to, "reply_to") if reply_to else None,
+                    thread_id=_int(thread, "thread") if thread else None,
                 )
         except ValueError as err:
             raise PageError(400, str(err)) from None
@@ -291,6 +302,41 @@ class WebChat:
         except ValueError as err:
             raise PageError(400, str(err)) from None
         return {"query_id": query_id}
+
+    async def inline(self, request: web.Request) -> JSON:
+        """The user types `@bot query` in a chat: the bot's results (title and description)."""
+        body = await _json_body(request)
+        user = self._user(body.get("user"))
+        chat_id = self._chat_of(user, body.get("chat", user.id))
+        query = str(body.get("query") or "")[:256]
+        chat = self.fake.chats.get(chat_id)
+        kind = "sender" if chat is None or chat.is_private else str(chat.chat["type"])
+        try:
+            query_id = self.fake.inline_query(user, query, chat_type=kind)
+            answer = await self.fake.wait_inline_answer(query_id, timeout=INLINE_WAIT)
+        except ValueError as err:
+            raise PageError(400, str(err)) from None
+        except TimeoutError:
+            raise PageError(504, "the bot did not answer the inline query in time") from None
+        results = [
+            {"id": r["id"], "title": r.get("title", ""), "description": r.get("description", "")}
+            for r in answer["results"]
+        ]
+        return {"query_id": query_id, "results": results}
+
+    async def choose_inline(self, request: web.Request) -> JSON:
+        """The user picks an inline result: it is posted in the chat via the bot."""
+        body = await _json_body(request)
+        user = self._user(body.get("user"))
+        chat_id = self._chat_of(user, body.get("chat", user.id))
+        thread = body.get("thread")
+        try:
+            message = self.fake.choose_inline_result(
+                user, str(body.get("query_id")), str(body.get("result_id")), chat_id,
+                thread_id=_int(thread, "thread") if thread else None)
+        except ValueError as err:
+            raise PageError(400, str(err)) from None
+        return {"message": self._page_message(chat_id, message["message_id"])}
 
     async def violations(self, request: web.Request) -> JSON:
         """Calls the emulator refused, as Telegram would have; `since` is an index."""

@@ -25,6 +25,11 @@ const state = {
   replyTo: null,              // message the next send replies to
   keyboards: new Map(),       // chat id -> reply keyboard rows
   suggestion: -1,
+  topics: new Map(),          // forum chat id -> the open topic's thread id (null: General)
+  inline: false,              // inline mode is on (@BotFather /setinline)
+  botUsername: "",
+  inlineResults: null,        // {query_id, results} for the text in the box, or null
+  inlineTimer: null,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -132,6 +137,8 @@ async function loadDirectory() {
 async function loadChats() {
   const data = await api(`/play/api/chats?user=${state.userId}`);
   state.chats = data.chats;
+  state.inline = Boolean(data.inline);
+  state.botUsername = data.bot || "";
   if (!state.chats.some((c) => c.id === state.chatId)) state.chatId = state.chats[0]?.id ?? null;
   renderChatList();
   renderChat();
@@ -144,7 +151,8 @@ async function switchUser(userId) {
   Object.assign(state, {
     userId, chatId: userId, cursor: 0, chats: [], replyTo: null,
     messages: new Map(), notes: new Map(), problems: [], unread: new Map(),
-    pending: new Map(), typing: new Map(), keyboards: new Map(),
+    pending: new Map(), typing: new Map(), keyboards: new Map(), topics: new Map(),
+    inlineResults: null,
   });
   nodes.clear();
   $("toast").hidden = true;
@@ -365,7 +373,44 @@ function currentChat() {
 
 function chatSubtitle(chat) {
   if (chat.type === "private") return chat.username ? `@${chat.username} · bot` : "bot";
+  if (chat.forum) {
+    const topic = chat.topics.find((t) => t.id === currentTopic(chat));
+    return `${chat.members.length} members · # ${topic ? topic.name : "General"}`;
+  }
   return `${chat.members.length} members`;
+}
+
+// -- forum topics: a forum shows one topic at a time, and what is sent goes to that topic ------
+
+function currentTopic(chat) {
+  if (!chat?.forum) return null;
+  const open = state.topics.get(chat.id) ?? null;
+  return chat.topics.some((t) => t.id === open) ? open : null;
+}
+
+function inTopic(chat, message) {
+  if (!chat.forum) return true;
+  if (message.forum_topic_created) return false; // the service message that opened a topic
+  return (message.message_thread_id ?? null) === currentTopic(chat);
+}
+
+function renderTopics(chat) {
+  const bar = $("topics");
+  bar.hidden = !chat?.forum;
+  if (!chat?.forum) return;
+  const open = currentTopic(chat);
+  const tabs = [{ id: null, name: "General", closed: false }, ...chat.topics];
+  bar.replaceChildren(...tabs.map((topic) => el("button", {
+    type: "button",
+    class: `topic${topic.id === open ? " selected" : ""}`,
+    dataset: { topic: topic.id ?? "general" },
+    onclick: () => {
+      state.topics.set(chat.id, topic.id);
+      state.replyTo = null;
+      renderReplyBar();
+      renderChat(true);
+    },
+  }, `# ${topic.name}${topic.closed ? " 🔒" : ""}`)));
 }
 
 function renderChat(forceBottom = false) {
@@ -380,7 +425,9 @@ function renderChat(forceBottom = false) {
   renderTyping();
   const nearBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
   const items = [];
+  renderTopics(chat);
   const messages = [...(state.messages.get(chat.id)?.values() || [])]
+    .filter((m) => inTopic(chat, m))
     .sort((a, b) => a.message_id - b.message_id);
   const notes = state.notes.get(chat.id) || [];
   let noteIndex = 0;
@@ -471,6 +518,9 @@ function renderMessage(chat, message) {
       el("span", { class: "document-icon" }, "📄"),
       el("span", {}, el("div", { class: "document-name" }, doc.file_name || "file"),
         el("div", { class: "document-size" }, size(doc.file_size)))));
+  }
+  if (message.via_bot) {
+    bubble.append(el("div", { class: "via" }, `via @${message.via_bot.username}`));
   }
   const text = message.text ?? message.caption;
   if (text) {
@@ -686,6 +736,7 @@ function bindComposer() {
     state.suggestion = -1;
     renderSuggestions();
     autosize();
+    askInline();
   });
   $("menu-button").addEventListener("click", () => {
     const open = !$("suggestions").hidden && !$("text").value.startsWith("/");
@@ -747,6 +798,73 @@ function sendFromBox() {
   send(value);
 }
 
+// -- inline mode: `@bot words` in the box asks the bot for results to post via it --------------
+
+function inlineQuery(value) {
+  if (!state.inline || !state.botUsername) return null;
+  const match = new RegExp(`^@${state.botUsername}(?:\\s+([\\s\\S]*))?$`, "i").exec(value);
+  return match ? (match[1] || "").trim() : null;
+}
+
+function askInline() {
+  clearTimeout(state.inlineTimer);
+  const query = inlineQuery($("text").value);
+  if (query === null) {
+    state.inlineResults = null;
+    $("inline-results").hidden = true;
+    return;
+  }
+  // Like Telegram's apps: ask once the user pauses typing.
+  state.inlineTimer = setTimeout(async () => {
+    try {
+      const data = await api("/play/api/inline", { method: "POST",
+        body: { user: state.userId, chat: state.chatId, query } });
+      if (inlineQuery($("text").value) !== query) return;
+      state.inlineResults = data;
+      renderInlineResults();
+    } catch (error) {
+      showToast(error.message);
+    }
+  }, 300);
+}
+
+function renderInlineResults() {
+  const box = $("inline-results");
+  const data = state.inlineResults;
+  box.hidden = !data;
+  if (!data) return;
+  if (!data.results.length) {
+    box.replaceChildren(el("div", { class: "inline-empty" }, "No results"));
+    return;
+  }
+  box.replaceChildren(...data.results.map((result) => el("div", {
+    class: "inline-result",
+    role: "option",
+    onmousedown: (event) => {
+      event.preventDefault();
+      chooseInline(data.query_id, result.id);
+    },
+  }, el("div", { class: "inline-title" }, result.title),
+  el("div", { class: "inline-description" }, result.description))));
+}
+
+async function chooseInline(queryId, resultId) {
+  const chat = currentChat();
+  const body = { user: state.userId, chat: state.chatId, query_id: queryId, result_id: resultId };
+  const topic = currentTopic(chat);
+  if (topic !== null) body.thread = topic;
+  $("text").value = "";
+  state.inlineResults = null;
+  $("inline-results").hidden = true;
+  autosize();
+  try {
+    const data = await api("/play/api/inline/choose", { method: "POST", body });
+    showOwnMessage(data.message);
+  } catch (error) {
+    showToast(error.message);
+  }
+}
+
 // Telegram counts a message's length in UTF-16 code units, as JavaScript does.
 const MESSAGE_LIMIT = 4096;
 
@@ -763,6 +881,12 @@ async function send(value) {
   }
   const body = { user: state.userId, chat: chatId, text: value };
   if (state.replyTo && state.replyTo.chat_id === chatId) body.reply_to = state.replyTo.message_id;
+  const topic = currentTopic(currentChat());
+  if (topic !== null) body.thread = topic;
+  if (inlineQuery(value) !== null) {
+    showToast("Pick one of the results above to post it via the bot.");
+    return;
+  }
   $("text").value = "";
   $("suggestions").hidden = true;
   state.suggestion = -1;

@@ -158,3 +158,35 @@ def test_refused_calls_show_as_red_notes(playground, driver):
     assert "1 call Telegram would refuse" in css(driver, "#problems-toggle")[0].text
     # The terminal says it too.
     assert "Telegram would refuse: sendMessage chat 1002: 400" in playground.output()
+
+
+FORUM = -1001234567891
+
+
+def test_forum_topics_and_inline_mode(playground, driver, tmp_path):
+    """The forum among the playground's chats shows one topic at a time and sends into it; typing
+    `@bot` offers questions to share, and a shared one is answered with a private toast."""
+    url = playground.url
+    act_as(driver, url, BOB)
+    wait(driver, lambda d: css(d, f'#chat-list li[data-chat-id="{FORUM}"]')[0].click() or True)
+    tabs = wait(driver, lambda d: [t.text for t in css(d, "#topics .topic")] or None)
+    assert tabs == ["# General", "# Backend", "# Frontend"]
+    wait(driver, lambda d: [t for t in css(d, "#topics .topic") if t.text == "# Backend"][0].click()
+         or True)
+    type_and_send(driver, "/leaderboard")
+    wait(driver, lambda d: any("No rounds played here yet" in t for t in bot_texts(d)))
+    # The answer went to the Backend topic: General does not show it.
+    [t for t in css(driver, "#topics .topic") if t.text == "# General"][0].click()
+    wait(driver, lambda d: not any("No rounds played" in t for t in bot_texts(d)))
+
+    box = css(driver, "#text")[0]
+    box.send_keys("@interview_coach_bot ")
+    results = wait(driver, lambda d: (r := css(d, "#inline-results .inline-result")) and r)
+    assert results[0].text.startswith("🎲")
+    results[0].click()
+    wait(driver, lambda d: css(d, "#messages .via"))
+    click_button(driver, "A")
+    toast = wait(driver, lambda d: (t := css(d, "#toast")[0]).is_displayed() and t.text and t)
+    assert toast.text[0] in "✅❌"
+    wait(driver, lambda d: any("1 answered" in m.text for m in css(d, "#messages .text")))
+    screenshot(driver, tmp_path, "forum-inline.png")
