@@ -8,6 +8,7 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from bot.settings import Settings
 from bot.texts import Texts
@@ -49,6 +50,8 @@ class Services:
     bank_listeners: list[Callable[[Bank], None]] = field(default_factory=list)
     # Held while the bank folder is written or re-read, so imports and reloads take turns.
     bank_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Inline mode's searchable texts per (bank_version, language) (handlers/sharing.py).
+    search_cache: dict[tuple[int, str], Any] = field(default_factory=dict)
 
     def now(self) -> datetime:
         return self.clock()

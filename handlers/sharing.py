@@ -111,17 +111,26 @@ def shared_keyboard(services: Services, username: str, question: Question, lang:
 
 # -- inline queries ----------------------------------------------------------------------------
 
+def haystacks(services: Services, lang: str) -> list[tuple[Question, str]]:
+    """Every question with its searchable text in `lang` (body, options, topic), case-folded;
+    built once per bank and language, so a query scans strings instead of building them."""
+    cache = services.search_cache
+    key = (services.bank_version, lang)
+    if key not in cache:
+        bank = services.bank
+        cache.clear()  # a reloaded bank replaces the old one's entries
+        cache[key] = [(question, " ".join([
+            question.text(lang).body, *question.text(lang).options.values(), question.topic,
+            bank.topic_name(question.field, question.topic, lang)]).casefold())
+            for question in bank.questions.values()]
+    return cache[key]
+
+
 def matching(services: Services, words: Sequence[str], lang: str,
              field: str | None) -> list[Question]:
     """Questions whose text or topic holds every word (the sender's field first)."""
-    bank = services.bank
-    found: list[Question] = []
-    for question in bank.questions.values():
-        text = question.text(lang)
-        haystack = " ".join([text.body, *text.options.values(), question.topic,
-                             bank.topic_name(question.field, question.topic, lang)]).casefold()
-        if all(word in haystack for word in words):
-            found.append(question)
+    found = [question for question, text in haystacks(services, lang)
+             if all(word in text for word in words)]
     found.sort(key=lambda q: (q.field != field, q.field, q.topic, q.id))
     return found[:MAX_RESULTS]
 
