@@ -22,6 +22,9 @@ class Settings(BaseSettings):
     bot_api_base_file_url: str | None = None
     database_path: Path = Path("data/coach.sqlite3")
     questions_dir: Path = BUNDLED_BANK
+    # Where the validated bank and the job-ad matcher are cached between starts (a restart with
+    # unchanged packs skips re-validating them). Default: `cache/` beside the database.
+    cache_dir: Path | None = None
     default_language: Literal["en", "tr"] = "en"
     admin_ids: Annotated[frozenset[int], NoDecode] = frozenset()
     log_level: str = "INFO"
@@ -76,3 +79,7 @@ class Settings(BaseSettings):
         if self.bot_api_base_file_url:
             return self.bot_api_base_file_url
         return self.bot_api_base_url.replace("/bot", "/file/bot", 1)
+
+    @property
+    def cache_folder(self) -> Path:
+        return self.cache_dir or self.database_path.parent / "cache"

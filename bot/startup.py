@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pydantic import ValidationError
 
 from bot.settings import Settings
-from questions.loader import Bank, BankError, load_bank
+from questions.cache import load_bank_cached
+from questions.loader import Bank, BankError
 
 HOW_TO_GET_A_TOKEN = (
     "BOT_TOKEN is missing or malformed: talk to @BotFather in Telegram, send /newbot, and put "
@@ -39,9 +40,10 @@ def load_settings(make: Callable[[], Settings] = Settings) -> Settings:  # type:
 
 
 def checked_bank(settings: Settings) -> Bank | None:
-    """The question bank, or None after listing its problems."""
+    """The question bank (from the cache when the packs are unchanged), or None after listing
+    its problems."""
     try:
-        return load_bank(settings.questions_dir)
+        return load_bank_cached(settings.questions_dir, settings.cache_folder)
     except BankError as exc:
         print(f"The question bank in {settings.questions_dir} is invalid:", file=sys.stderr)
         for problem in exc.problems:

@@ -390,6 +390,14 @@ def _whole_term(phrase: str) -> str:
     return " ".join(terms) if len(terms) <= MAX_N else ""
 
 
+def _strongest(doc: Weights, limit: int) -> Weights:
+    """The `limit` heaviest terms of a document (all of them when it has fewer)."""
+    if len(doc) <= limit:
+        return doc
+    kept = sorted(doc.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    return defaultdict(float, kept)
+
+
 def _add_weights(doc: Weights, other: Weights) -> None:
     for term, weight in other.items():
         doc[term] += weight
@@ -402,6 +410,12 @@ def _add_text(doc: Weights, text: str, weight: float = 1.0) -> None:
 
 def load_vocabulary(path: Path = VOCABULARY) -> dict:
     return yaml.load(path.read_text(encoding="utf-8"), Loader=SafeLoader) or {}
+
+
+# The question text of a topic is a refinement (see Matcher): its heaviest terms carry it, and
+# keeping only those bounds the index by topics rather than by questions (30,000 questions
+# would otherwise cost about a gigabyte of postings).
+TEXT_TERMS = 200
 
 
 class _Channel:
@@ -466,6 +480,7 @@ class Matcher:
                     for lang in question.languages:
                         _add_text(text, question.text(lang).body)
                         _add_text(text, question.text(lang).explanation)
+                text = _strongest(text, TEXT_TERMS)
                 self.topics_of[field_key].append(len(self.topic_keys))
                 self.topic_keys.append((field_key, topic_key))
                 curated_topics.append(curated)
@@ -596,11 +611,12 @@ def build_matcher(bank: Bank, vocabulary: dict | None = None) -> Matcher:
 _BUILT: weakref.WeakKeyDictionary[Bank, Matcher] = weakref.WeakKeyDictionary()
 
 
-def matcher_for(bank: Bank) -> Matcher:
-    """The matcher of this bank, built on first use; a reloaded bank gets its own."""
+def matcher_for(bank: Bank, build: Callable[[Bank], Matcher] = build_matcher) -> Matcher:
+    """The matcher of this bank, made by `build` on first use (a cache may read it back from
+    disk); a reloaded bank gets its own."""
     matcher = _BUILT.get(bank)
     if matcher is None:
-        matcher = _BUILT[bank] = build_matcher(bank)
+        matcher = _BUILT[bank] = build(bank)
     return matcher
 
 

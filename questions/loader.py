@@ -54,6 +54,9 @@ class Bank:
         self.by_key: dict[str, Question] = {}
         self.fields: dict[str, FieldInfo] = {}
         self._pools: dict[tuple[str | None, str | None, str | None], list[Question]] = {}
+        # What the packs were (questions/cache.py sets it for a bank read from a folder): lets
+        # what is derived from the bank be cached too. None: not known, nothing is cached.
+        self.fingerprint: str | None = None
         for pack in packs:
             info = self.fields.get(pack.field)
             if info is None:

@@ -79,7 +79,12 @@ async def test_turkish_user_and_the_group_with_another_user(fake, bot, page):
     [reply] = await say(page, BOB, "/help", chat=playground.GROUP_ID)
     assert "/quiz" in reply["text"]
     # Ada sees Bob's command and the bot's reply in the group; Bob's private chat stays his.
-    seen = {(m["chat_id"], m["from"]["first_name"]) for m in (await page.events(ADA))["messages"]}
+    events = (await page.events(ADA))["messages"]
+    seen = {(m["chat_id"], m["from"]["first_name"]) for m in events
+            if m["chat_id"] != playground.FORUM_ID}
+    # The forum holds only the two topics Ada opened.
+    assert [m["forum_topic_created"]["name"] for m in events
+            if m["chat_id"] == playground.FORUM_ID] == list(playground.FORUM_TOPICS)
     assert seen == {(playground.GROUP_ID, "Bob"), (playground.GROUP_ID, "Coach Test Bot")}
     menu = (await page.get("chats", user=AYSE))["chats"][0]["menu"]
     assert menu[0] == {"command": "start", "description": "Başla: dil, alan ve seviye seç"}
