@@ -59,6 +59,11 @@ def run_part(part: str, args: argparse.Namespace) -> Result:
 
         return bank.run(count=pick(args.questions, 300, 30_000, quick),
                         runs=pick(args.runs, 1, 3, quick), rank_runs=3 if quick else 20)
+    if part == "startup":
+        from bench import startup
+
+        return startup.run(count=pick(args.questions, 300, 30_000, quick),
+                           runs=pick(args.runs, 1, 2, quick), baseline=bank_dir)
     from bench import reminders
 
     return reminders.run(count=pick(args.reminders, 500, 100_000, quick),

@@ -14,9 +14,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "benchmarks.md"
-PARTS = ("e2e", "storage", "bank", "reminders")
+PARTS = ("e2e", "storage", "bank", "startup", "reminders")
 TITLES = {"e2e": "End to end under Telegram's limits", "storage": "Storage at scale",
-          "bank": "Bank", "reminders": "Reminders"}
+          "bank": "Bank", "startup": "Start-up and memory at 30,000 questions",
+          "reminders": "Reminders"}
 
 
 @dataclass(frozen=True)

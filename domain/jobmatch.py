@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 import weakref
 from collections import Counter, defaultdict
@@ -609,6 +610,9 @@ def build_matcher(bank: Bank, vocabulary: dict | None = None) -> Matcher:
 
 
 _BUILT: weakref.WeakKeyDictionary[Bank, Matcher] = weakref.WeakKeyDictionary()
+# The start-up warm-up and a first /jd may ask at once, from two threads: one builds, the
+# other waits for it.
+_BUILDING = threading.Lock()
 
 
 def matcher_for(bank: Bank, build: Callable[[Bank], Matcher] = build_matcher) -> Matcher:
@@ -616,7 +620,10 @@ def matcher_for(bank: Bank, build: Callable[[Bank], Matcher] = build_matcher) ->
     disk); a reloaded bank gets its own."""
     matcher = _BUILT.get(bank)
     if matcher is None:
-        matcher = _BUILT[bank] = build(bank)
+        with _BUILDING:
+            matcher = _BUILT.get(bank)
+            if matcher is None:
+                matcher = _BUILT[bank] = build(bank)
     return matcher
 
 

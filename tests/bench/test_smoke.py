@@ -12,11 +12,11 @@ import pytest
 
 from bench.report import ROOT, Result, write_docs
 
-LINE = re.compile(r"^\[(e2e|storage|bank|reminders)\] .+ \| targets: .+ -> "
+LINE = re.compile(r"^\[(e2e|storage|bank|startup|reminders)\] .+ \| targets: .+ -> "
                   r"(all met|MISSED: .+|not measured)( \(.+\))?$")
 
 
-PARTS = ["e2e", "storage", "bank", "reminders"]
+PARTS = ["e2e", "storage", "bank", "startup", "reminders"]
 
 
 @pytest.fixture(scope="module")
