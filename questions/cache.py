@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from questions import loader, model
-from questions.loader import Bank, pack_paths
+from questions.loader import Bank, BankError, pack_paths
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -52,28 +52,42 @@ def cached(folder: Path | None, name: str, key: str, build: Callable[[], T]) -> 
     if folder is None:
         return build()
     path = folder / name
-    try:
-        with path.open("rb") as file:
-            if pickle.load(file) == key:  # the key first: a stale cache is not unpickled whole
-                return pickle.load(file)
-    except FileNotFoundError:
-        pass
-    except Exception as exc:  # noqa: BLE001 - a damaged or foreign cache is rebuilt, never fatal
-        log.warning("cache %s unreadable (%s): rebuilding it", path.name, type(exc).__name__)
+    found = read(path, key)
+    if found:
+        return found[0]
     value = build()
-    store(path, key, value)
+    store(path, key, [value])
     return value
 
 
-def store(path: Path, key: str, value: Any) -> None:
-    """Write atomically: a temporary file in the same folder, flushed, then renamed."""
+def read(path: Path, key: str) -> list[Any] | None:
+    """The values stored under `key` at `path`, or None (missing, stale or damaged)."""
+    try:
+        with path.open("rb") as file:
+            if pickle.load(file) != key:  # the key first: a stale cache is not unpickled whole
+                return None
+            count = pickle.load(file)
+            return [pickle.load(file) for _ in range(count)]
+    except FileNotFoundError:
+        return None
+    except Exception as exc:  # noqa: BLE001 - a damaged or foreign cache is rebuilt, never fatal
+        log.warning("cache %s unreadable (%s): rebuilding it", path.name, type(exc).__name__)
+        return None
+
+
+def store(path: Path, key: str, values: list[Any]) -> None:
+    """Write atomically (a temporary file in the same folder, flushed, then renamed), each
+    value pickled on its own: pickling a whole bank at once holds a record of every object in
+    it, tens of megabytes at 30,000 questions, for as long as it writes."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         try:
             with os.fdopen(handle, "wb") as file:
                 pickle.dump(key, file, protocol=pickle.HIGHEST_PROTOCOL)
-                pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(len(values), file, protocol=pickle.HIGHEST_PROTOCOL)
+                for value in values:
+                    pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
                 file.flush()
                 os.fsync(file.fileno())
             os.replace(temporary, path)
@@ -91,15 +105,20 @@ def cache_name(kind: str, root: Path) -> str:
 
 
 def load_bank_cached(root: Path, folder: Path | None) -> Bank:
-    """The bank under `root` (BankError if it is invalid), from the cache when unchanged."""
+    """The bank under `root` (BankError if it is invalid), from the cache when unchanged. The
+    cache holds the validated packs, one by one; the bank's indexes are rebuilt from them."""
     root = Path(root)
     if not root.is_dir():
         return loader.load_bank(root)  # says why
     fingerprint = bank_fingerprint(root)
-
-    def build() -> Bank:
-        bank = loader.load_bank(root)
-        bank.fingerprint = fingerprint
-        return bank
-
-    return cached(folder, cache_name("bank", root), fingerprint, build)
+    path = folder / cache_name("bank", root) if folder is not None else None
+    packs = read(path, fingerprint) if path is not None else None
+    if packs is None:
+        packs, problems = loader.checked_packs(root)
+        if packs is None:
+            raise BankError(problems)
+        if path is not None:
+            store(path, fingerprint, packs)
+    bank = Bank(packs)
+    bank.fingerprint = fingerprint
+    return bank

@@ -217,6 +217,12 @@ def pack_paths(root: Path) -> list[Path]:
 
 def check_bank(root: Path) -> tuple[Bank | None, list[str]]:
     """Load every pack under `root` (recursively); the bank, or None and the problems."""
+    packs, problems = checked_packs(root)
+    return (Bank(packs), []) if packs is not None else (None, problems)
+
+
+def checked_packs(root: Path) -> tuple[list[Pack] | None, list[str]]:
+    """Every pack under `root`, checked alone and together; or None and the problems."""
     problems: list[str] = []
     root = Path(root)
     if not root.is_dir():
@@ -232,7 +238,7 @@ def check_bank(root: Path) -> tuple[Bank | None, list[str]]:
         problems.append(f"{root}: no question packs (*.yaml) found")
     if problems:
         return None, problems
-    return Bank([pack for _, pack in named]), []
+    return [pack for _, pack in named], []
 
 
 def check_packs(named: list[tuple[str, Pack]], *, fits: bool = True) -> list[str]:

@@ -30,7 +30,7 @@ def test_an_unchanged_bank_is_read_back_from_the_cache(bank_dir, tmp_path, monke
     folder = tmp_path / "cache"
     first = cache.load_bank_cached(bank_dir, folder)
     assert first.fingerprint and list(folder.glob("bank-*.pickle"))
-    monkeypatch.setattr(loader, "load_bank", no_loading)
+    monkeypatch.setattr(loader, "checked_packs", no_loading)
     again = cache.load_bank_cached(bank_dir, folder)
     assert set(again.questions) == set(first.questions)
     assert again.fingerprint == first.fingerprint
