@@ -59,6 +59,11 @@ def run_part(part: str, args: argparse.Namespace) -> Result:
 
         return bank.run(count=pick(args.questions, 300, 30_000, quick),
                         runs=pick(args.runs, 1, 3, quick), rank_runs=3 if quick else 20)
+    if part == "charts":
+        from bench import charts
+
+        return charts.run(answers=pick(args.answers_per_user, 2, 15, quick),
+                          bursts=1 if quick else 3, questions_dir=bank_dir)
     if part == "startup":
         from bench import startup
 

@@ -1,16 +1,22 @@
 """The /stats progress chart as a PNG: accuracy per week and answers per day, sized for a phone.
 
-Matplotlib's object API (no pyplot, no global state) with the Agg canvas, so charts can render
-in worker threads side by side; `render_in_thread` keeps them off the event loop. Matplotlib is
-imported by the first chart, in its worker thread, not when the bot starts (it takes a second).
+Matplotlib's object API (no pyplot, no global state) with the Agg canvas. `render_in_process`
+draws charts in a separate process: drawing is CPU-bound Python and C that holds the GIL, and in
+worker threads 20 users' /stats at once pushed other users' taps to 400 ms (`make bench ARGS=
+"--part charts"`). The process starts with the first chart (spawned, not forked from a bot with
+threads) and imports matplotlib there, so the bot itself never loads it; one process leaves the
+other core to the event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
+import logging
+import multiprocessing
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import date
 
@@ -18,9 +24,11 @@ from domain.activity import Tally
 
 WIDTH_PX, HEIGHT_PX, DPI = 800, 500, 100
 RIGHT, WRONG, GRID = "#2e9d5b", "#d9534f", "#dddddd"
-# Rendering is CPU-bound: at most two at once, so a burst of /stats cannot starve the machine.
-_RENDERERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="chart")
+log = logging.getLogger(__name__)
+# Where charts are drawn if the process cannot be used (it died, or processes are not allowed).
+_RENDERERS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chart")
 _FIRST_IMPORT = threading.Lock()
+_PROCESS: list[ProcessPoolExecutor] = []  # the chart process, once the first chart is asked for
 
 
 @dataclass(frozen=True)
@@ -85,8 +93,27 @@ def render_progress(weeks: list[tuple[date, Tally]], days: list[tuple[date, Tall
     return out.getvalue()
 
 
-async def render_in_thread(weeks: list[tuple[date, Tally]], days: list[tuple[date, Tally]],
-                           labels: ChartLabels) -> bytes:
-    """render_progress in a worker thread, so other users' taps never wait for a chart."""
+def _chart_process() -> ProcessPoolExecutor:
+    if not _PROCESS:
+        _PROCESS.append(ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn")))
+    return _PROCESS[0]
+
+
+async def render_in_process(weeks: list[tuple[date, Tally]], days: list[tuple[date, Tally]],
+                            labels: ChartLabels) -> bytes:
+    """render_progress in the chart process, so other users' taps never wait for a chart; in a
+    worker thread if that process cannot run."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_RENDERERS, render_progress, weeks, days, labels)
+    try:
+        return await loop.run_in_executor(_chart_process(), render_progress, weeks, days, labels)
+    except (BrokenProcessPool, OSError) as exc:
+        log.warning("chart process unavailable (%s): drawing in a thread", exc)
+        stop_chart_process()
+        return await loop.run_in_executor(_RENDERERS, render_progress, weeks, days, labels)
+
+
+def stop_chart_process() -> None:
+    """At shutdown (and after the process died): the next chart starts a new one."""
+    while _PROCESS:
+        _PROCESS.pop().shutdown(wait=False, cancel_futures=True)

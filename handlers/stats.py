@@ -78,7 +78,7 @@ async def progress_chart(services: Services, user: User, lang: str) -> bytes:
     tallies = await daily_tallies(services.db, user_id=user.user_id,
                                   since=activity.day_number(first) * 86400 - offset,
                                   utc_offset=offset)
-    return await charts.render_in_thread(activity.weekly(tallies, today),
+    return await charts.render_in_process(activity.weekly(tallies, today),
                                          activity.daily(tallies, today),
                                          chart_labels(services, lang))
 
@@ -100,3 +100,7 @@ async def stats(update: Update, context: CoachContext) -> None:
 
 def register(app: Application) -> None:
     app.add_handler(CommandHandler("stats", stats, filters=NEW_MESSAGES))
+
+
+async def on_shutdown(app: Application) -> None:
+    charts.stop_chart_process()

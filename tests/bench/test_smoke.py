@@ -12,11 +12,11 @@ import pytest
 
 from bench.report import ROOT, Result, write_docs
 
-LINE = re.compile(r"^\[(e2e|storage|bank|startup|reminders)\] .+ \| targets: .+ -> "
+LINE = re.compile(r"^\[(e2e|storage|bank|startup|charts|reminders)\] .+ \| targets: .+ -> "
                   r"(all met|MISSED: .+|not measured)( \(.+\))?$")
 
 
-PARTS = ["e2e", "storage", "bank", "startup", "reminders"]
+PARTS = ["e2e", "storage", "bank", "startup", "charts", "reminders"]
 
 
 @pytest.fixture(scope="module")
