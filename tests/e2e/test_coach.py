@@ -3,10 +3,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import struct
-import threading
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -263,18 +260,14 @@ async def test_stats_chart_is_a_png_and_no_answers_means_text_only(fake, coach):
     assert len(fake.calls_to("sendPhoto")) == 1
 
 
-async def test_a_slow_chart_never_delays_another_users_tap(fake, coach, monkeypatch):
+async def test_a_slow_chart_never_delays_another_users_tap(fake, coach, monkeypatch, tmp_path):
     from bot import charts
+    from tests.e2e import slow_chart
 
-    real = charts.render_progress
-    rendering = threading.Event()
-
-    def slow_render(*args):
-        rendering.set()
-        time.sleep(1.5)  # in the worker thread: the event loop must stay free meanwhile
-        return real(*args)
-
-    monkeypatch.setattr(charts, "render_progress", slow_render)
+    marker = tmp_path / "drawing"
+    monkeypatch.setenv("SLOW_CHART_MARKER", str(marker))
+    charts.stop_chart_process()  # the next chart process starts with the marker in its env
+    monkeypatch.setattr(charts, "render_progress", slow_chart.slow_render)
     ada, bo = fake.user(2011, "Ada"), fake.user(2012, "Bo")
     for user in (ada, bo):
         await onboard(fake, user)
@@ -282,11 +275,12 @@ async def test_a_slow_chart_never_delays_another_users_tap(fake, coach, monkeypa
         await tap(fake, user, question, fake.buttons(question)[0][0][1], expect=1)
     [question] = await say(fake, bo, "/quiz")
     await say(fake, ada, "/stats")  # the text; the chart is still being drawn
-    await asyncio.to_thread(rendering.wait, 5)
+    await fake.wait_until(marker.exists, timeout=20)  # the chart process has started drawing
     answer, [_] = await tap(fake, bo, question, fake.buttons(question)[0][0][1], expect=1)
     # Bo's tap was answered while Ada's chart was still being drawn.
     assert answer["text"] and not any(m.get("photo") for m in fake.bot_messages(ada.id))
-    await fake.wait_until(lambda: any(m.get("photo") for m in fake.bot_messages(ada.id)))
+    await fake.wait_until(lambda: any(m.get("photo") for m in fake.bot_messages(ada.id)),
+                          timeout=20)
 
 
 async def test_level_up_is_suggested_once_and_one_tap_switches(fake, coach):
