@@ -88,3 +88,14 @@ def test_the_matcher_is_cached_with_the_bank(bank_dir, tmp_path, monkeypatch):
     assert loose.fingerprint is None
     matcher_from_cache(tmp_path / "elsewhere")(loose)
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_packs_read_in_worker_processes_are_the_same(bank_dir):
+    """Above PARALLEL_BYTES the packs are parsed in spawned workers: same packs, same order,
+    same problems as reading them here."""
+    alone, problems = loader.checked_packs(bank_dir)
+    together, problems_too = loader.checked_packs(bank_dir, parallel_over=0)
+    assert problems == problems_too == []
+    assert [p.model_dump() for p in together] == [p.model_dump() for p in alone]
+    (bank_dir / "backend" / "broken.yaml").write_text("field: [", encoding="utf-8")
+    assert loader.checked_packs(bank_dir, parallel_over=0)[1] == loader.checked_packs(bank_dir)[1]
