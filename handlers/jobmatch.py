@@ -372,10 +372,21 @@ async def plan(update: Update, context: CoachContext) -> None:
 
 async def on_startup(app: Application) -> None:
     """Build (or read back) the matcher in the background, so the first ad is ranked at full
-    speed without holding up the start: the bot is answering meanwhile."""
+    speed without holding up the start. It begins once the bot polls (the job queue starts
+    after the updater): reading or building it holds the GIL for a while, which would slow
+    the rest of the start-up."""
     services = services_of(app)
-    app.bot_data["matcher_warm_up"] = asyncio.create_task(
-        ready_matcher(services.bank, services.settings.cache_folder))
+    ready = asyncio.get_running_loop().create_future()
+    app.bot_data["matcher_warm_up"] = ready
+
+    async def warm_up(_: object) -> None:
+        try:
+            ready.set_result(await ready_matcher(services.bank, services.settings.cache_folder))
+        except Exception as exc:  # noqa: BLE001 - a /jd builds it again and reports what fails
+            ready.set_exception(exc)
+
+    assert app.job_queue is not None
+    app.job_queue.run_once(warm_up, 0, name="matcher-warm-up")
 
 
 def register(app: Application) -> None:
