@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,13 +25,12 @@ from telegram.ext import (
 from bot import callbacks
 from bot.context import CoachContext, services_of
 from bot.texts import Html
-from domain import jobmatch as jobmatch_domain
 from domain import streaks
-from domain.jobmatch import JobMatch, Matcher, build_matcher, matcher_for, read_text_file
+from domain.jobmatch import JobMatch, Matcher, matcher_for, read_text_file
 from domain.progress import percent
 from handlers.common import NEW_MESSAGES, button_rows, edit_or_ignore, keyboard, reply
-from questions.cache import cached, source_hash
 from questions.loader import Bank
+from services.jobmatch_index import matcher_from_cache
 from storage import jobmatch as store
 from storage.jobmatch import RankedField, StoredMatch
 from storage.users import User
@@ -48,26 +46,11 @@ ALSO_CLOSE = 0.15  # runner-up fields at or above this confidence are named
 AD_GROUP = -1
 
 
-# The matcher's own code and vocabulary: a change to either makes a cached matcher stale.
-MATCHER_CODE = (Path(jobmatch_domain.__file__), jobmatch_domain.VOCABULARY)
-
-
-def matcher_from_cache(folder: Path | None) -> Callable[[Bank], Matcher]:
-    """Build a bank's matcher, or read it back from the cache folder when the same packs and
-    the same code made it before (the bank's fingerprint says which packs)."""
-    def build(bank: Bank) -> Matcher:
-        if bank.fingerprint is None:
-            return build_matcher(bank)
-        key = f"{bank.fingerprint}:{source_hash(MATCHER_CODE)}"
-        return cached(folder, f"matcher-{bank.fingerprint[:16]}.pickle", key,
-                      lambda: build_matcher(bank))
-    return build
-
-
-async def ready_matcher(bank: Bank, folder: Path | None = None) -> Matcher:
-    """The bank's matcher; building or reading one (at start-up, or after a reload) runs off
-    the event loop."""
-    return await asyncio.to_thread(matcher_for, bank, matcher_from_cache(folder))
+async def ready_matcher(bank: Bank, folder: Path | None = None,
+                        root: Path | None = None) -> Matcher:
+    """The bank's matcher; reading or building one (at start-up, or after a reload) runs off
+    the event loop (services/jobmatch_index.py)."""
+    return await asyncio.to_thread(matcher_for, bank, matcher_from_cache(folder, root))
 
 
 def now_ts(context: CoachContext) -> int:
@@ -166,7 +149,8 @@ async def rank_and_answer(update: Update, context: CoachContext, user: User, lan
                                   until=now_ts(context) + WAIT_MINUTES * 60)
         await reply(update, services.texts.t(lang, "jd-too-short"))
         return
-    matcher = await ready_matcher(services.bank, services.settings.cache_folder)
+    matcher = await ready_matcher(services.bank, services.settings.cache_folder,
+                                     services.settings.questions_dir)
     result = await asyncio.to_thread(matcher.match, text)
     # Without a confident match, chance words are all that tie the ad to a field's topics:
     # a field picked from the list then gets no plan.
@@ -381,7 +365,8 @@ async def on_startup(app: Application) -> None:
 
     async def warm_up(_: object) -> None:
         try:
-            ready.set_result(await ready_matcher(services.bank, services.settings.cache_folder))
+            ready.set_result(await ready_matcher(services.bank, services.settings.cache_folder,
+                                     services.settings.questions_dir))
         except Exception as exc:  # noqa: BLE001 - a /jd builds it again and reports what fails
             ready.set_exception(exc)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from domain import jobmatch
-from handlers.jobmatch import matcher_from_cache
 from questions import cache, loader
+from services.jobmatch_index import matcher_from_cache
 from tests.conftest import TEST_BANK
 
 
@@ -78,12 +78,12 @@ def test_the_matcher_is_cached_with_the_bank(bank_dir, tmp_path, monkeypatch):
     bank = cache.load_bank_cached(bank_dir, folder)
     built = matcher_from_cache(folder)(bank)
     assert list(folder.glob("matcher-*.pickle"))
-    monkeypatch.setattr("handlers.jobmatch.build_matcher", no_loading)
+    monkeypatch.setattr("services.jobmatch_index.build_matcher", no_loading)
     again = matcher_from_cache(folder)(cache.load_bank_cached(bank_dir, folder))
     ad = "Backend engineer: HTTP caching, ETag, Cache-Control and message queues"
     assert again.match(ad) == built.match(ad)
     # A bank that did not come from a folder is never cached (nothing to key it by).
-    monkeypatch.setattr("handlers.jobmatch.build_matcher", jobmatch.build_matcher)
+    monkeypatch.setattr("services.jobmatch_index.build_matcher", jobmatch.build_matcher)
     loose = loader.load_bank(bank_dir)
     assert loose.fingerprint is None
     matcher_from_cache(tmp_path / "elsewhere")(loose)
@@ -99,3 +99,13 @@ def test_packs_read_in_worker_processes_are_the_same(bank_dir):
     assert [p.model_dump() for p in together] == [p.model_dump() for p in alone]
     (bank_dir / "backend" / "broken.yaml").write_text("field: [", encoding="utf-8")
     assert loader.checked_packs(bank_dir, parallel_over=0)[1] == loader.checked_packs(bank_dir)[1]
+
+
+def test_the_matcher_is_built_in_a_child_process_and_read_back(bank_dir, tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    bank = cache.load_bank_cached(bank_dir, folder)
+    monkeypatch.setattr("services.jobmatch_index.build_matcher", no_loading)  # not here
+    matcher = matcher_from_cache(folder, bank_dir)(bank)
+    assert list(folder.glob("matcher-*.pickle"))
+    ad = "Backend engineer: HTTP caching, ETag, Cache-Control and message queues"
+    assert matcher.match(ad) == jobmatch.build_matcher(bank).match(ad)
