@@ -17,8 +17,20 @@ from bench.e2e import start_process, stop_process, wait_ready
 from bench.reminders import peak_rss_mb
 from bench.report import Result, check, median
 
-RESTART_RATIO, FIRST_RATIO, PEAK_MB, JD_SECONDS = 1.5, 3.0, 350, 1.0
+RESTART_RATIO, FIRST_RATIO, PEAK_MB, JD_SECONDS, IDLE_MB = 1.5, 3.0, 350, 1.0, 120
 STEP_TIMEOUT = 120.0
+SETTLE_SECONDS = 3.0  # after ready, before the idle memory is read
+
+
+def rss_mb(pid: int) -> float | None:
+    """The process's resident memory now (VmRSS)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
 
 
 async def one_start(workdir: Path, questions: Path | None) -> dict:
@@ -36,6 +48,8 @@ async def one_start(workdir: Path, questions: Path | None) -> dict:
     try:
         await wait_ready(fake, process, workdir / "coach.log")
         ready = time.monotonic() - started
+        await asyncio.sleep(SETTLE_SECONDS)
+        idle = rss_mb(process.pid)
         user = fake.user(777, "Bench", language_code="en")
         sent = time.monotonic()
         fake.send_message(user, "/jd " + ADS[0])
@@ -45,7 +59,7 @@ async def one_start(workdir: Path, questions: Path | None) -> dict:
     finally:
         await stop_process(process)
         await fake.stop()
-    return {"ready": ready, "jd": jd, "rss": rss}
+    return {"ready": ready, "jd": jd, "rss": rss, "idle": idle}
 
 
 async def starts(questions: Path | None, runs: int) -> dict:
@@ -75,11 +89,13 @@ async def measure(count: int, runs: int, baseline: Path | None = None) -> Result
     restart_ratio = summary(large["restart"], "ready") / summary(bundled["restart"], "ready")
     peak = max(r["rss"] or 0.0 for r in large["first"] + large["restart"])
     jd_restart = max(r["jd"] for r in large["restart"])
+    idle = max(r["idle"] or 0.0 for r in bundled["restart"])
     missed: list[str] = []
     marks = (check(missed, restart_ratio <= RESTART_RATIO, f"restart {restart_ratio:.2f}x"),
              check(missed, first_ratio <= FIRST_RATIO, f"first start {first_ratio:.2f}x"),
              check(missed, peak < PEAK_MB, f"peak {peak:.0f} MB"),
-             check(missed, jd_restart < JD_SECONDS, f"/jd {jd_restart:.2f} s"))
+             check(missed, jd_restart < JD_SECONDS, f"/jd {jd_restart:.2f} s"),
+             check(missed, idle < IDLE_MB, f"idle {idle:.0f} MB"))
 
     def line(name: str, figures: dict) -> str:
         return (f"{name}: first start ready in {summary(figures['first'], 'ready'):.2f} s "
@@ -88,13 +104,15 @@ async def measure(count: int, runs: int, baseline: Path | None = None) -> Result
                 f"{summary(figures['restart'], 'jd'):.2f} s), peak RSS after /jd "
                 f"{max(r['rss'] or 0.0 for r in figures['first'] + figures['restart']):.0f} MB")
 
-    figures = (f"{line('bundled bank', bundled)}; {line(f'{written:,} questions', large)}; "
+    figures = (f"{line('bundled bank', bundled)}, idle after a restart {idle:.0f} MB; "
+               f"{line(f'{written:,} questions', large)}; "
                f"ratios: first start {first_ratio:.2f}x, restart {restart_ratio:.2f}x")
     targets = (f"restart <= {RESTART_RATIO}x ({marks[0]}), first start <= {FIRST_RATIO}x "
                f"({marks[1]}), peak < {PEAK_MB} MB ({marks[2]}), /jd after a restart < "
-               f"{JD_SECONDS:.0f} s ({marks[3]})")
+               f"{JD_SECONDS:.0f} s ({marks[3]}), bundled bot idle < {IDLE_MB} MB ({marks[4]})")
     how = (f"{runs} first start(s) and restart(s) of the real bot process per bank, medians; "
-           "ready = process spawned until its first getUpdates; /jd sent right after ready")
+           "ready = process spawned until its first getUpdates; idle memory (VmRSS) "
+           f"{SETTLE_SECONDS:.0f} s later, then one /jd")
     return Result("startup", figures, targets, not missed, how, tuple(missed))
 
 
