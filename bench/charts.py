@@ -79,7 +79,7 @@ async def measure(answers: int, bursts: int, questions_dir: Path | None) -> Resu
                f"{ms(percentile(busy, 50))} p99 {ms(b99)}; the same taps without charts p50 "
                f"{ms(percentile(quiet, 50))} p99 {ms(q99)} (ratio of p99s {b99 / q99:.2f}x)")
     targets = f"tap p99 < {P99_SECONDS * 1000:.0f} ms while charts are drawn ({mark})"
-    how = ("the real bot process, charts drawn in its worker threads; one run with and one "
+    how = ("the real bot process, charts drawn in its chart process; one run with and one "
            "without the /stats bursts")
     return Result("charts", figures, targets, not missed, how, tuple(missed))
 
