@@ -11,9 +11,11 @@ other core to the event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 import multiprocessing
+import os
 import threading
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -93,10 +95,18 @@ def render_progress(weeks: list[tuple[date, Tally]], days: list[tuple[date, Tall
     return out.getvalue()
 
 
+def _background_priority() -> None:
+    """In the chart process: a chart can wait; a tap's answer should not (a lower CPU priority
+    lets the bot's own process run first when they compete for a core)."""
+    with contextlib.suppress(OSError, AttributeError):  # not allowed, or not on this system
+        os.nice(10)
+
+
 def _chart_process() -> ProcessPoolExecutor:
     if not _PROCESS:
         _PROCESS.append(ProcessPoolExecutor(
-            max_workers=1, mp_context=multiprocessing.get_context("spawn")))
+            max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_background_priority))
     return _PROCESS[0]
 
 
