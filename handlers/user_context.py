@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from telegram import Update
+from telegram import CallbackQuery, Update
 from telegram.constants import ChatType
 from telegram.ext import Application, ApplicationHandlerStop, TypeHandler
 
@@ -55,10 +55,17 @@ async def load_user(update: Update, context: CoachContext) -> None:
         await mark_private(services.db, user_id=user.user_id, now=now)
         user = replace(user, private_since=now)
     chat_lang = None
-    if chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
-        # What the bot posts in a group is in the group's language, whoever asked.
+    if chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP) \
+            and not is_round_tap(query):
+        # What the bot posts in a group is in the group's language, whoever asked. (A round
+        # tap posts nothing, only a toast: in a burst of taps the lookup would cost each one.)
         chat_lang = (await get_group(services.db, chat_id=chat.id)).language
     context.set_user(user, lang, chat_lang)
+
+
+def is_round_tap(query: CallbackQuery | None) -> bool:
+    raw = callbacks.decode(query.data) if query is not None else None
+    return raw is not None and raw.kind == callbacks.RoundAnswer.KIND
 
 
 async def load_inline_user(update: Update, context: CoachContext, guess: str) -> None:

@@ -32,6 +32,9 @@ LATE_OK = {"misfire_grace_time": None}
 # How long a group's member count is trusted before Telegram is asked again: a round asks
 # after taps, and a busy group must not cost one getChatMemberCount per tap.
 MEMBER_COUNT_SECONDS = 60.0
+# Above this many members a question is not revealed early: all of them answering is unlikely,
+# and counting answers after every tap would cost a query per tap in the busiest groups.
+EARLY_REVEAL_MEMBERS = 50
 
 
 async def record_tap(db: Database, *, round_id: int, position: int, answer: NewAnswer,
@@ -85,6 +88,7 @@ class RoundEngine:
         self._locks: dict[int, asyncio.Lock] = {}
         self._budgets: dict[int, domain.SendBudget] = {}
         self._member_counts: dict[int, tuple[int, float]] = {}
+        self._member_asks: dict[int, asyncio.Future[int | None]] = {}
 
     def lock(self, chat_id: int) -> asyncio.Lock:
         return self._locks.setdefault(chat_id, asyncio.Lock())
@@ -102,6 +106,15 @@ class RoundEngine:
         known = self._member_counts.get(chat_id)
         if not fresh and known is not None and time.monotonic() - known[1] < MEMBER_COUNT_SECONDS:
             return known[0]
+        # A burst of taps asks at once: one request to Telegram, the others wait for its answer.
+        asking = self._member_asks.get(chat_id)
+        if asking is None:
+            asking = self._member_asks[chat_id] = asyncio.ensure_future(
+                self._ask_member_count(chat_id))
+            asking.add_done_callback(lambda _: self._member_asks.pop(chat_id, None))
+        return await asyncio.shield(asking)
+
+    async def _ask_member_count(self, chat_id: int) -> int | None:
         try:
             count = await self.bot.get_chat_member_count(chat_id)
         except TelegramError as exc:
@@ -114,13 +127,13 @@ class RoundEngine:
                                 answered: int | None = None) -> bool:
         """True when every member but the bot has answered the question (in a large group
         this simply never happens)."""
+        members = await self.member_count(rnd.chat_id)
+        if members is None or members - 1 > EARLY_REVEAL_MEMBERS:
+            return False  # a large group: everyone answering is not worth a query per tap
         if answered is None:
             answered = await store.answer_count(self.services.db, round_id=rnd.id,
                                                 position=position)
-        if answered == 0:
-            return False
-        members = await self.member_count(rnd.chat_id)
-        if members is None or answered < members - 1:
+        if answered == 0 or answered < members - 1:
             return False
         # Someone may have joined since the count was taken: make sure before saying so.
         members = await self.member_count(rnd.chat_id, fresh=True)

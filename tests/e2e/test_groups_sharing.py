@@ -99,6 +99,22 @@ async def test_the_round_reveals_as_soon_as_everyone_has_answered(fake, forum, r
         (m for m in fake.topic_messages(FORUM, backend) if "Everyone has answered" in m["text"]),
         None))
     assert "3 answered" in revealed["text"] and not fake.buttons(revealed)
+    # Telegram is asked for the member count once (cached), then once more before it counts.
+    assert len(fake.calls_to("getChatMemberCount")) <= 3
+
+
+async def test_a_burst_of_round_taps_asks_telegram_for_the_member_count_once(fake, runner):
+    members = [fake.user(6500 + i, f"M{i}") for i in range(12)]
+    fake.group(FORUM, "Study hall", members={m: "member" for m in members}, forum=True)
+    topic = fake.create_topic(FORUM, "Quiz")
+    fake.send_message(members[0], "/round 1 60", chat_id=FORUM, thread_id=topic)
+    question = await runner.let_time_pass(lambda: next(
+        (m for m in fake.topic_messages(FORUM, topic) if letters(fake, m)), None))
+    data = letters(fake, question)[0]
+    queries = [fake.tap(m, question, data, chat_id=FORUM) for m in members[:6]]
+    for query in queries:
+        await fake.wait_answer(query)
+    assert len(fake.calls_to("getChatMemberCount")) == 1
 
 
 async def test_the_group_speaks_one_language_and_toasts_speak_each_members(fake, forum, runner):
