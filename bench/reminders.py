@@ -25,11 +25,12 @@ QUERY_SECONDS = 0.010
 BATCH = 30  # handlers/reminders.BATCH: what the job claims at a time
 
 
-def peak_rss_mb(pid: int) -> float | None:
-    """The process's peak resident memory (VmHWM) so far."""
+def peak_rss_mb(pid: int, entry: str = "VmHWM") -> float | None:
+    """The process's peak resident memory so far (VmHWM), or another memory entry of its
+    /proc status (VmRSS: resident now), in MB."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{entry}:"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass

@@ -22,16 +22,6 @@ STEP_TIMEOUT = 120.0
 SETTLE_SECONDS = 3.0  # after ready, before the idle memory is read
 
 
-def rss_mb(pid: int) -> float | None:
-    """The process's resident memory now (VmRSS)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
-
 
 async def one_start(workdir: Path, questions: Path | None) -> dict:
     """Start the bot, time it until it polls, send one /jd, time the answer, read its memory."""
@@ -49,7 +39,7 @@ async def one_start(workdir: Path, questions: Path | None) -> dict:
         await wait_ready(fake, process, workdir / "coach.log")
         ready = time.monotonic() - started
         await asyncio.sleep(SETTLE_SECONDS)
-        idle = rss_mb(process.pid)
+        idle = peak_rss_mb(process.pid, "VmRSS")
         user = fake.user(777, "Bench", language_code="en")
         sent = time.monotonic()
         fake.send_message(user, "/jd " + ADS[0])

@@ -17,15 +17,14 @@ import logging
 import os
 import pickle
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from questions import loader, model
 from questions.loader import Bank, BankError, pack_paths
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 # The code whose output a bank cache holds: a change to any of it makes old caches stale.
 BANK_CODE = (Path(loader.__file__), Path(model.__file__))
 
@@ -44,20 +43,6 @@ def bank_fingerprint(root: Path) -> str:
         stat = path.stat()
         digest.update(f"{path.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
-
-
-def cached(folder: Path | None, name: str, key: str, build: Callable[[], T]) -> T:
-    """`build()`'s result, read from `folder/name` when it was stored under the same `key`;
-    else built and stored. Without a folder, just built."""
-    if folder is None:
-        return build()
-    path = folder / name
-    found = read(path, key)
-    if found:
-        return found[0]
-    value = build()
-    store(path, key, [value])
-    return value
 
 
 def read(path: Path, key: str) -> list[Any] | None:
