@@ -1,4 +1,5 @@
-"""Shared fixtures: a test bank, settings, temporary databases, and the bot against the fake."""
+"""Shared fixtures: a test bank, settings, temporary databases (SQLite, and PostgreSQL on a
+throwaway server), and the bot against the fake."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from bot.texts import LOCALES, Texts
 from questions.cli import BUNDLED
 from questions.loader import Bank, load_bank
 from storage.db import Database
+from tests.postgres import PostgresServer, missing
 
 TEST_BANK = Path(__file__).parent / "data" / "bank"
 TEST_TOKEN = "123456:TEST-TOKEN-abcdefghijklmnopqrstu"
@@ -60,6 +62,26 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
     database = await Database.open(tmp_path / "test.sqlite3")
     yield database
     await database.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL cluster, started once per session on the first test that needs
+    it; skipped with the reason when PostgreSQL is not installed."""
+    reason = missing()
+    if reason:
+        pytest.skip(reason)
+    server = PostgresServer.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def postgres_url(postgres_server: PostgresServer) -> AsyncIterator[str]:
+    """The URL of a fresh empty database of its own for each test, dropped afterwards."""
+    url = await postgres_server.create_database()
+    yield url
+    await postgres_server.drop_database(url)
 
 
 def make_settings(tmp_path: Path, **overrides) -> Settings:
