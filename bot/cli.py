@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
+from bot import webhook
 from bot.app import ALLOWED_UPDATES, build_application
 from bot.logs import setup_logging
 from bot.settings import Settings
@@ -67,17 +68,10 @@ def run(settings: Settings) -> int:
     app = build_application(settings, bank=bank)
     try:
         if settings.webhook_url:
-            assert settings.webhook_secret is not None
-            log.info("webhook mode on %s:%d", settings.webhook_listen, settings.webhook_port)
-            app.run_webhook(
-                listen=settings.webhook_listen, port=settings.webhook_port,
-                url_path=urlparse(settings.webhook_url).path.lstrip("/"),
-                webhook_url=settings.webhook_url,
-                secret_token=settings.webhook_secret.get_secret_value(),
-                allowed_updates=ALLOWED_UPDATES)
+            webhook.run(app, settings)
         else:
             app.run_polling(allowed_updates=ALLOWED_UPDATES)
-    except SchemaTooNew as exc:
+    except (SchemaTooNew, webhook.CannotListen) as exc:
         print(str(exc), file=sys.stderr)
         return 1
     return 0

@@ -133,8 +133,24 @@ async def test_webhook_mode_end_to_end(fake, tmp_path):
         assert response.status_code == 403 and wrong.status_code == 403
         await asyncio.sleep(0.5)
         assert len(fake.bot_messages(ada.id)) == before
+        # SIGTERM: /readyz answers 503 at once, while the port stays open for the balancer to
+        # notice; the second SIGTERM (below) cuts the rest of that grace short.
+        base = f"http://127.0.0.1:{port}"
+        async with httpx.AsyncClient() as client:
+            ready = await client.get(f"{base}/readyz")
+            assert (ready.status_code, ready.text) == (200, "ready")
+            process.send_signal(signal.SIGTERM)
+            for _ in range(100):
+                draining = await client.get(f"{base}/readyz")
+                if draining.status_code != 200:
+                    break
+                await asyncio.sleep(0.05)
+            assert (draining.status_code, draining.text) == (503, "draining")
+            assert (await client.get(f"{base}/healthz")).status_code == 200
     finally:
         process.send_signal(signal.SIGTERM)
         output, _ = await asyncio.wait_for(process.communicate(), timeout=10)
     assert process.returncode == 0, output.decode()[-2000:]
     assert "s3cret-value" not in output.decode()
+    assert "draining" in output.decode()
+    assert fake.calls_to("deleteWebhook") == []  # the other instances keep the webhook
