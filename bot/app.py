@@ -65,10 +65,10 @@ def build_application(settings: Settings, *, bank: Bank | None = None,
                       clock: Callable[[], datetime] = utc_now, rng: random.Random | None = None,
                       rate_limiter: telegram_limits.CoachRateLimiter | None = None,
                       polling_timeout: float = 10.0) -> Application:
-    """The whole bot, ready for `run_polling` / `run_webhook` or `async with app:` in tests."""
+    """The whole bot, ready for `run_polling`, bot/webhook.serve, or `async with app:` in tests."""
 
     async def post_init(app: Application) -> None:
-        db = await Database.open(settings.database_path)
+        db = await Database.open(settings.database_target)
         await db.start_background_checkpoints()
         app.bot_data["services"] = Services(
             settings=settings, db=db, bank=bank or load_bank(settings.questions_dir),

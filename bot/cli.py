@@ -6,19 +6,19 @@ which needs no token. Only bot/__main__.py imports this module.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sqlite3
 import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
-from bot import webhook
 from bot.app import ALLOWED_UPDATES, build_application
 from bot.logs import setup_logging
 from bot.settings import Settings
 from bot.startup import checked_bank, load_settings
 from questions.loader import check_bank
-from storage.db import SchemaTooNew, latest_version
+from storage.db import SchemaTooNew, latest_version, postgres_version
 
 
 def check(settings: Settings) -> int:
@@ -34,6 +34,10 @@ def check(settings: Settings) -> int:
             print(f"  {problem}")
     else:
         print(f"bank: OK ({len(bank)} questions, {len(bank.fields)} fields)")
+    if settings.database_url:
+        ok = check_postgres(settings.database_url.get_secret_value()) and ok
+        print("OK" if ok else "FAILED")
+        return 0 if ok else 1
     path = settings.database_path
     if not path.exists():
         print(f"database: {path} does not exist yet; it will be created (schema v{latest_version()})")
@@ -59,6 +63,23 @@ def check(settings: Settings) -> int:
     return 0 if ok else 1
 
 
+def check_postgres(url: str) -> bool:
+    """Reach the PostgreSQL server and read its schema version, without migrating it."""
+    where = urlparse(url)
+    name = f"{where.hostname}:{where.port or 5432}{where.path}"  # never the password
+    try:
+        version = asyncio.run(postgres_version(url))
+    except Exception as exc:  # any reason it cannot be reached is reported the same way
+        print(f"database: cannot read PostgreSQL at {name}: {type(exc).__name__}")
+        return False
+    if version > latest_version():
+        print(f"database: schema v{version} is newer than this bot (v{latest_version()})")
+        return False
+    note = "" if version == latest_version() else f", will migrate to v{latest_version()}"
+    print(f"database: OK (PostgreSQL {name}, schema v{version}{note})")
+    return True
+
+
 def run(settings: Settings) -> int:
     log = logging.getLogger("bot")
     bank = checked_bank(settings)
@@ -68,10 +89,16 @@ def run(settings: Settings) -> int:
     app = build_application(settings, bank=bank)
     try:
         if settings.webhook_url:
-            webhook.run(app, settings)
+            # aiohttp's web server is imported only in webhook mode: polling starts lighter.
+            from bot import webhook
+            try:
+                webhook.run(app, settings)
+            except webhook.CannotListen as exc:
+                print(str(exc), file=sys.stderr)
+                return 1
         else:
             app.run_polling(allowed_updates=ALLOWED_UPDATES)
-    except (SchemaTooNew, webhook.CannotListen) as exc:
+    except SchemaTooNew as exc:
         print(str(exc), file=sys.stderr)
         return 1
     return 0
@@ -125,8 +152,11 @@ def main(argv: list[str]) -> int:
     if args.command == "play":
         return play(args)
     settings = load_settings()
+    database_password = urlparse(settings.database_url.get_secret_value()).password \
+        if settings.database_url else None
     setup_logging(settings.log_level, settings.bot_token.get_secret_value(),
-                  settings.webhook_secret.get_secret_value() if settings.webhook_secret else "")
+                  settings.webhook_secret.get_secret_value() if settings.webhook_secret else "",
+                  database_password or "")
     if args.check:
         return check(settings)
     return run(settings)

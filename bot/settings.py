@@ -21,6 +21,9 @@ class Settings(BaseSettings):
     bot_api_base_url: str = "https://api.telegram.org/bot"
     bot_api_base_file_url: str | None = None
     database_path: Path = Path("data/coach.sqlite3")
+    # postgresql://user:pass@host:port/db selects PostgreSQL instead of the SQLite file, for
+    # several instances on one database server (docs/scaling.md). Secret: it holds a password.
+    database_url: SecretStr | None = None
     questions_dir: Path = BUNDLED_BANK
     # Where the validated bank and the job-ad matcher are cached between starts (a restart with
     # unchanged packs skips re-validating them). Default: `cache/` beside the database.
@@ -66,6 +69,16 @@ class Settings(BaseSettings):
             return frozenset({value})
         return value
 
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and value.get_secret_value() and not value.get_secret_value(
+                ).startswith(("postgresql://", "postgres://")):
+            # Never echo the value: it holds a password.
+            raise ValueError("DATABASE_URL must start with postgresql:// (SQLite takes "
+                             "DATABASE_PATH instead)")
+        return value
+
     @field_validator("log_level")
     @classmethod
     def _level(cls, value: str) -> str:
@@ -79,6 +92,13 @@ class Settings(BaseSettings):
         if self.bot_api_base_file_url:
             return self.bot_api_base_file_url
         return self.bot_api_base_url.replace("/bot", "/file/bot", 1)
+
+    @property
+    def database_target(self) -> str | Path:
+        """What storage.db.Database.open takes: the PostgreSQL URL, else the SQLite path."""
+        if self.database_url is not None and self.database_url.get_secret_value():
+            return self.database_url.get_secret_value()
+        return self.database_path
 
     @property
     def cache_folder(self) -> Path:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-import aiosqlite
 from fsrs import Rating
 
 from domain import levels, ratings, review, streaks
@@ -22,7 +21,7 @@ from storage import ratings as rating_store
 from storage import review as review_store
 from storage import users as user_store
 from storage.answers import NewAnswer, insert_answer
-from storage.db import Database
+from storage.db import Conn, Database
 from storage.levels import LevelUp
 from storage.ratings import Rated
 from storage.users import User
@@ -70,7 +69,7 @@ async def record(db: Database, answer: NewAnswer, *, today: date | None = None) 
         return await record_in(conn, answer, today=today)
 
 
-async def record_in(conn: aiosqlite.Connection, answer: NewAnswer, *,
+async def record_in(conn: Conn, answer: NewAnswer, *,
                     today: date | None = None) -> Recorded:
     """`record` inside a transaction the caller holds (an interview moves on to its next
     question, a round stores the member's score, in the same one).
@@ -101,7 +100,7 @@ async def record_in(conn: aiosqlite.Connection, answer: NewAnswer, *,
                     level_up, answer_id)
 
 
-async def review_card(conn: aiosqlite.Connection, answer: NewAnswer, answer_id: int) -> Rating:
+async def review_card(conn: Conn, answer: NewAnswer, answer_id: int) -> Rating:
     """Review the question's FSRS card with this answer (rated from right/wrong and pace)."""
     recent = await review_store.recent_pace(conn, user_id=answer.user_id)
     rating = review.rating_for(answer.is_correct, answer.elapsed_ms, review.median_ms(recent))
@@ -118,7 +117,7 @@ async def review_card(conn: aiosqlite.Connection, answer: NewAnswer, answer_id: 
     return rating
 
 
-async def update_ratings(conn: aiosqlite.Connection, answer: NewAnswer,
+async def update_ratings(conn: Conn, answer: NewAnswer,
                          activity: user_store.Activity) -> Rated | None:
     """Move the user's rating in the field and the question's rating, on a first answer only
     (a repeat measures memory of the question, not skill); the user's rating after it."""
@@ -140,7 +139,7 @@ async def update_ratings(conn: aiosqlite.Connection, answer: NewAnswer,
     return user
 
 
-async def count_level(conn: aiosqlite.Connection, answer: NewAnswer,
+async def count_level(conn: Conn, answer: NewAnswer,
                       activity: user_store.Activity, skill: Rated | None) -> LevelUp | None:
     """Count the answer at its level; once per level, suggest the next one when the rating
     predicts a score there inside the band."""

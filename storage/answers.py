@@ -6,10 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-import aiosqlite
-
 from questions.selection import Seen
-from storage.db import Database
+from storage.db import Conn, Database, fetch_one
 
 
 @dataclass(frozen=True)
@@ -30,36 +28,38 @@ class NewAnswer:
     difficulty: int | None = None  # the question's 1-3, for its starting rating
 
 
-async def insert_answer(conn: aiosqlite.Connection, answer: NewAnswer) -> int | None:
+async def insert_answer(conn: Conn, answer: NewAnswer) -> int | None:
     """Store the answer once; its row id, or None for a repeat of a stored tap (same message).
 
     With its per-question progress and per-topic totals; runs in the caller's transaction
     (services/answers.py composes it with the streak, the review card and the level totals).
     """
-    cur = await conn.execute(
+    inserted = await fetch_one(
+        conn,
         "INSERT INTO answers (user_id, question_id, field, topic, level, chosen, is_correct,"
         " answered_at, source, chat_id, message_id, elapsed_ms)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (user_id, chat_id, message_id) DO NOTHING",
+        " ON CONFLICT (user_id, chat_id, message_id) DO NOTHING RETURNING id",
         (answer.user_id, answer.question_id, answer.field, answer.topic, answer.level,
          answer.chosen, int(answer.is_correct), answer.answered_at, answer.source,
          answer.chat_id, answer.message_id, answer.elapsed_ms))
-    if cur.rowcount == 0:
+    if inserted is None:
         return None
     right = int(answer.is_correct)
     await conn.execute(
         "INSERT INTO progress (user_id, question_id, attempts, correct, last_is_correct,"
         " last_answered_at) VALUES (?, ?, 1, ?, ?, ?)"
-        " ON CONFLICT (user_id, question_id) DO UPDATE SET attempts = attempts + 1,"
-        " correct = correct + excluded.correct, last_is_correct = excluded.last_is_correct,"
+        " ON CONFLICT (user_id, question_id) DO UPDATE SET"
+        " attempts = progress.attempts + 1, correct = progress.correct + excluded.correct,"
+        " last_is_correct = excluded.last_is_correct,"
         " last_answered_at = excluded.last_answered_at",
         (answer.user_id, answer.question_id, right, right, answer.answered_at))
     await conn.execute(
         "INSERT INTO topic_stats (user_id, field, topic, answered, correct) VALUES (?, ?, ?, 1, ?)"
-        " ON CONFLICT (user_id, field, topic) DO UPDATE SET answered = answered + 1,"
-        " correct = correct + excluded.correct",
+        " ON CONFLICT (user_id, field, topic) DO UPDATE SET"
+        " answered = topic_stats.answered + 1, correct = topic_stats.correct + excluded.correct",
         (answer.user_id, answer.field, answer.topic, right))
-    return cur.lastrowid
+    return int(inserted[0])
 
 
 async def seen_questions(db: Database, *, user_id: int) -> dict[str, Seen]:

@@ -6,10 +6,7 @@ from storage.db import Database
 
 
 async def tables_with_chat_id(db: Database) -> list[str]:
-    rows = await db.fetchall(
-        "SELECT m.name AS name FROM sqlite_master m, pragma_table_info(m.name) c"
-        " WHERE m.type = 'table' AND c.name = 'chat_id' ORDER BY m.name")
-    return [r["name"] for r in rows]
+    return await db.tables_with_column("chat_id")
 
 
 async def migrate_chat(db: Database, *, old_chat_id: int, new_chat_id: int) -> int:
@@ -18,8 +15,6 @@ async def migrate_chat(db: Database, *, old_chat_id: int, new_chat_id: int) -> i
     tables = await tables_with_chat_id(db)
     async with db.transaction() as conn:
         for table in tables:
-            # OR IGNORE: if the new chat already has a row with the same key, keep that one.
-            cur = await conn.execute(f"UPDATE OR IGNORE {table} SET chat_id = ? WHERE chat_id = ?",
-                                     (new_chat_id, old_chat_id))
-            moved += max(cur.rowcount, 0)
+            # If the new chat already has a row with the same key, that one is kept.
+            moved += await db.move_rows(conn, table, "chat_id", old_chat_id, new_chat_id)
     return moved

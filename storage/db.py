@@ -1,4 +1,11 @@
-"""The SQLite connection: WAL, foreign keys, a busy timeout, versioned migrations, transactions."""
+"""The database: SQLite (the default, one file, one process) or PostgreSQL (DATABASE_URL, for
+several instances on one server). One API over both, versioned migrations per dialect,
+transactions.
+
+Storage modules write portable SQL with `?` placeholders (PostgreSQL gets them as $1, $2...) and
+take a `Conn` in their transaction: aiosqlite's connection itself, or `PgConn`, which answers the
+same calls (execute with rowcount, execute_fetchall, executemany) over asyncpg.
+"""
 
 from __future__ import annotations
 
@@ -8,29 +15,50 @@ import logging
 import os
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Iterable
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import aiosqlite
 
 log = logging.getLogger(__name__)
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+PG_MIGRATIONS = MIGRATIONS / "postgres"
 BUSY_TIMEOUT_MS = 10_000
 # With background checkpoints on, the connection that answers users checkpoints by itself only
 # when the log grows this large (pages): a safety net if the background falls behind.
 SAFETY_CHECKPOINT_PAGES = 10_000
+# A row from either driver: sqlite3.Row and asyncpg.Record both read as row["name"] and row[0].
+Row = Any
 
 
 class SchemaTooNew(RuntimeError):
     """The database was written by a newer version of the bot."""
 
 
-def migrations() -> list[tuple[int, str, str]]:
+try:  # what a broken unique key or foreign key raises, whichever the driver
+    import asyncpg
+    IntegrityError: tuple[type[Exception], ...] = (sqlite3.IntegrityError,
+                                                   asyncpg.IntegrityConstraintViolationError)
+except ImportError:  # pragma: no cover - asyncpg is a dependency; SQLite works without it
+    asyncpg = None
+    IntegrityError = (sqlite3.IntegrityError,)
+
+
+class Conn(Protocol):
+    """A connection inside a transaction (aiosqlite.Connection or PgConn)."""
+
+    def execute(self, sql: str, parameters: Any = ..., /) -> Any: ...
+    async def execute_fetchall(self, sql: str, parameters: Any = ..., /) -> Iterable[Row]: ...
+    async def executemany(self, sql: str, parameters: Any, /) -> Any: ...
+
+
+def migrations(folder: Path = MIGRATIONS) -> list[tuple[int, str, str]]:
     """(version, name, sql) for every `NNNN_name.sql` file, in order."""
     found = []
-    for path in sorted(MIGRATIONS.glob("*.sql")):
+    for path in sorted(folder.glob("*.sql")):
         match = re.match(r"^(\d{4})_(\w+)\.sql$", path.name)
         if match:
             found.append((int(match.group(1)), match.group(2), path.read_text(encoding="utf-8")))
@@ -44,16 +72,14 @@ def latest_version() -> int:
     return max((v for v, _, _ in migrations()), default=0)
 
 
-async def fetch_one(conn: aiosqlite.Connection, sql: str,
-                    params: Iterable[Any] = ()) -> aiosqlite.Row | None:
+async def fetch_one(conn: Conn, sql: str, params: Iterable[Any] = ()) -> Row | None:
     """One row, read inside a transaction the caller holds, in a single hop to SQLite's thread
     (`execute` + `fetchone` + `close` take three; record_answer runs for every tap of a burst)."""
     rows = list(await conn.execute_fetchall(sql, tuple(params)))
     return rows[0] if rows else None
 
 
-async def fetch_row(conn: aiosqlite.Connection, sql: str,
-                    params: Iterable[Any] = ()) -> aiosqlite.Row:
+async def fetch_row(conn: Conn, sql: str, params: Iterable[Any] = ()) -> Row:
     """A row that must exist (RETURNING, or the user's own row in their answer's transaction)."""
     row = await fetch_one(conn, sql, params)
     if row is None:
@@ -61,8 +87,72 @@ async def fetch_row(conn: aiosqlite.Connection, sql: str,
     return row
 
 
-class Database:
+def _create_private(path: Path) -> None:
+    """A missing SQLite file is created owner-only: it holds users' answers and settings."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+
+
+def is_postgres_url(target: str | Path) -> bool:
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+
+
+class Database(ABC):
+    """What storage modules use, whichever the database."""
+
+    dialect: str
+    # True when other processes may use the same database at once (PostgreSQL): timers, locks
+    # and first-tap checks then go through the database instead of one process's memory.
+    shared: bool = False
+
+    @staticmethod
+    async def open(target: str | Path) -> Database:
+        """A PostgreSQL URL, or the path of a SQLite file (created when missing)."""
+        if is_postgres_url(target):
+            return await PostgresDatabase.connect(str(target))
+        return await SqliteDatabase.connect(Path(target))
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    async def start_background_checkpoints(self, every: float = 1.0) -> None:  # noqa: B027
+        """Only SQLite needs them (see SqliteDatabase)."""
+
+    @abstractmethod
+    async def version(self) -> int: ...
+
+    @abstractmethod
+    async def migrate(self) -> None: ...
+
+    @abstractmethod
+    def transaction(self) -> contextlib.AbstractAsyncContextManager[Conn]: ...
+
+    async def fetchone(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None
+
+    @abstractmethod
+    async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Row]: ...
+
+    @abstractmethod
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """One statement in its own transaction; returns the number of changed rows."""
+
+    @abstractmethod
+    async def tables_with_column(self, column: str) -> list[str]:
+        """Every table that has a column of this name (erasing a user, moving a chat)."""
+
+    @abstractmethod
+    async def move_rows(self, conn: Conn, table: str, column: str, old: int, new: int) -> int:
+        """Set `column` from `old` to `new` in `table`, keeping the row already there when a
+        key would collide; returns how many rows moved."""
+
+
+class SqliteDatabase(Database):
     """One aiosqlite connection; a lock keeps each transaction whole among concurrent handlers."""
+
+    dialect = "sqlite"
 
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self.conn = conn
@@ -71,14 +161,9 @@ class Database:
         self._checkpoints: asyncio.Task | None = None
 
     @classmethod
-    async def open(cls, path: Path | str) -> Database:
-        path = Path(path)
+    async def connect(cls, path: Path) -> SqliteDatabase:
         if str(path) != ":memory:":
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not path.exists():
-                # Created owner-only: it holds users' answers and settings.
-                fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-                os.close(fd)
+            _create_private(path)
         conn = await aiosqlite.connect(str(path), isolation_level=None)
         conn.row_factory = aiosqlite.Row
         await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -154,7 +239,7 @@ class Database:
                 f"BEGIN IMMEDIATE;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+    async def transaction(self) -> AsyncIterator[Conn]:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on any error."""
         async with self._lock:
             await self.conn.execute("BEGIN IMMEDIATE")
@@ -166,11 +251,7 @@ class Database:
             else:
                 await self.conn.execute("COMMIT")
 
-    async def fetchone(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Row | None:
-        rows = await self.fetchall(sql, params)
-        return rows[0] if rows else None
-
-    async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
+    async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
         # One hop to SQLite's thread instead of three (execute, fetch, close): under a burst
         # of taps those hops are most of the time a read takes.
         async with self._lock:
@@ -183,3 +264,219 @@ class Database:
             count = cur.rowcount
             await cur.close()
             return count
+
+    async def tables_with_column(self, column: str) -> list[str]:
+        rows = await self.fetchall(
+            "SELECT m.name AS name FROM sqlite_master m, pragma_table_info(m.name) c"
+            " WHERE m.type = 'table' AND c.name = ? ORDER BY m.name", (column,))
+        return [r["name"] for r in rows]
+
+    async def move_rows(self, conn: Conn, table: str, column: str, old: int, new: int) -> int:
+        # OR IGNORE: where the new value already has a row with the same key, keep that one.
+        cur = await conn.execute(f"UPDATE OR IGNORE {table} SET {column} = ? WHERE {column} = ?",
+                                 (new, old))
+        return max(cur.rowcount, 0)
+
+
+# -- PostgreSQL ------------------------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(r"'(?:[^']|'')*'|\?")
+_RETURNS_ROWS = re.compile(r"^\s*(SELECT|WITH|VALUES)\b|\bRETURNING\b", re.IGNORECASE)
+_translated: dict[str, tuple[str, bool]] = {}
+# Migrations of several instances starting at once run one after another under this lock.
+MIGRATION_LOCK = 7_270_012
+
+
+def to_postgres(sql: str) -> tuple[str, bool]:
+    """The statement with $1, $2... for each `?` outside string literals, and whether it
+    returns rows (a SELECT, or RETURNING). Cached: storage has a few hundred statements."""
+    known = _translated.get(sql)
+    if known is None:
+        counter = iter(range(1, 10_000))
+        text = _PLACEHOLDER.sub(
+            lambda m: m.group(0) if m.group(0) != "?" else f"${next(counter)}", sql)
+        known = _translated[sql] = (text, bool(_RETURNS_ROWS.search(sql)))
+    return known
+
+
+def _changed(status: str) -> int:
+    """The row count in a command tag: 'UPDATE 3', 'INSERT 0 1', 'DELETE 0'."""
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+class PgCursor:
+    """What storage reads from a statement: rows, rowcount (aiosqlite's cursor, in short)."""
+
+    lastrowid = None  # PostgreSQL has none: inserts that need their id say RETURNING id
+
+    def __init__(self, rows: Sequence[Row], rowcount: int) -> None:
+        self.rows = list(rows)
+        self.rowcount = rowcount
+
+    async def fetchall(self) -> list[Row]:
+        return self.rows
+
+    async def fetchone(self) -> Row | None:
+        return self.rows[0] if self.rows else None
+
+    async def close(self) -> None:
+        pass
+
+
+class _Statement:
+    """Awaitable, and usable with `async with`, like aiosqlite's `execute`."""
+
+    def __init__(self, run: Any) -> None:
+        self._run = run
+
+    def __await__(self) -> Any:
+        return self._run.__await__()
+
+    async def __aenter__(self) -> PgCursor:
+        return await self._run
+
+    async def __aexit__(self, *_: object) -> None:
+        pass
+
+
+class PgConn:
+    """An asyncpg connection answering the calls storage makes on aiosqlite's."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def execute(self, sql: str, parameters: Iterable[Any] = (), /) -> _Statement:
+        return _Statement(self._run(sql, tuple(parameters or ())))
+
+    async def _run(self, sql: str, params: tuple) -> PgCursor:
+        text, returns_rows = to_postgres(sql)
+        if returns_rows:
+            rows = await self.raw.fetch(text, *params)
+            return PgCursor(rows, len(rows))
+        return PgCursor([], _changed(await self.raw.execute(text, *params)))
+
+    async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = (), /) -> list[Row]:
+        return await self.raw.fetch(to_postgres(sql)[0], *tuple(parameters or ()))
+
+    async def executemany(self, sql: str, parameters: Iterable[Iterable[Any]], /) -> None:
+        rows = [tuple(p) for p in parameters]
+        if rows:
+            await self.raw.executemany(to_postgres(sql)[0], rows)
+
+
+async def _set_up_connection(conn: Any) -> None:
+    # numeric (SUM of a BIGINT, a decimal literal) would come back as Decimal; the code, written
+    # for SQLite, expects int and float.
+    await conn.set_type_codec("numeric", encoder=str, decoder=float, schema="pg_catalog",
+                              format="text")
+
+
+async def postgres_version(url: str) -> int:
+    """The schema version of a PostgreSQL database (0: empty), read without migrating it."""
+    conn = await asyncpg.connect(url, timeout=10)
+    try:
+        return await PostgresDatabase._version(conn)
+    finally:
+        await conn.close()
+
+
+class PostgresDatabase(Database):
+    """A pool of asyncpg connections; each transaction holds one. READ COMMITTED, as
+    PostgreSQL's default: the rules that must hold across instances (an answer stored once, a
+    first tap, a timer fired once) are unique keys and conditional updates, not reads."""
+
+    dialect = "postgres"
+    shared = True
+
+    def __init__(self, pool: Any, url: str) -> None:
+        self.pool = pool
+        self.url = url
+
+    @classmethod
+    async def connect(cls, url: str, *, max_size: int = 10) -> PostgresDatabase:
+        if asyncpg is None:  # pragma: no cover
+            raise RuntimeError("DATABASE_URL needs asyncpg: pip install asyncpg")
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=max_size,
+                                         statement_cache_size=1024, init=_set_up_connection)
+        db = cls(pool, url)
+        try:
+            await db.migrate()
+        except BaseException:
+            await pool.close()
+            raise
+        return db
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    async def version(self) -> int:
+        async with self.pool.acquire() as conn:
+            return await self._version(conn)
+
+    @staticmethod
+    async def _version(conn: Any) -> int:
+        exists = await conn.fetchval("SELECT to_regclass('schema_version') IS NOT NULL")
+        if not exists:
+            return 0
+        return int(await conn.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version"))
+
+    async def migrate(self) -> None:
+        latest = latest_version()
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
+            current = await self._version(conn)
+            if current > latest:
+                raise SchemaTooNew(
+                    f"the PostgreSQL database has schema version {current}, newer than this "
+                    f"bot knows ({latest}); upgrade the bot or use another DATABASE_URL")
+            await conn.execute("CREATE TABLE IF NOT EXISTS schema_version ("
+                               " version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL"
+                               " DEFAULT now())")
+            for version, name, sql in migrations(PG_MIGRATIONS):
+                if version <= current:
+                    continue
+                log.info("migrating database to version %d (%s)", version, name)
+                await conn.execute(sql)
+                await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", version)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Conn]:
+        async with self.pool.acquire() as conn, conn.transaction():
+            yield PgConn(conn)
+
+    async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+        return await self.pool.fetch(to_postgres(sql)[0], *tuple(params))
+
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        text, returns_rows = to_postgres(sql)
+        if returns_rows:
+            return len(await self.pool.fetch(text, *tuple(params)))
+        return _changed(await self.pool.execute(text, *tuple(params)))
+
+    async def tables_with_column(self, column: str) -> list[str]:
+        rows = await self.fetchall(
+            "SELECT table_name AS name FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND column_name = ?"
+            " AND table_name <> 'schema_version' ORDER BY table_name", (column,))
+        return [r["name"] for r in rows]
+
+    async def move_rows(self, conn: Conn, table: str, column: str, old: int, new: int) -> int:
+        # PostgreSQL has no UPDATE OR IGNORE: move all at once, and when a key collides, row by
+        # row, each in a savepoint, keeping the row already there.
+        assert isinstance(conn, PgConn)
+        try:
+            async with conn.raw.transaction():
+                return _changed(await conn.raw.execute(
+                    f"UPDATE {table} SET {column} = $1 WHERE {column} = $2", new, old))
+        except asyncpg.UniqueViolationError:
+            pass
+        moved = 0
+        for row in await conn.raw.fetch(f"SELECT ctid FROM {table} WHERE {column} = $1", old):
+            try:
+                async with conn.raw.transaction():
+                    moved += _changed(await conn.raw.execute(
+                        f"UPDATE {table} SET {column} = $1 WHERE ctid = $2", new, row["ctid"]))
+            except asyncpg.UniqueViolationError:
+                continue
+        return moved

@@ -29,11 +29,14 @@ async def add_flag(db: Database, *, question_id: str, user_id: int, reason: str,
     async with db.transaction() as conn:
         cur = await conn.execute(
             "INSERT INTO question_flags (question_id, user_id, reason, created_at)"
-            " VALUES (?, ?, ?, ?) ON CONFLICT (question_id, user_id, reason) DO NOTHING",
+            " VALUES (?, ?, ?, ?) ON CONFLICT (question_id, user_id, reason) DO NOTHING"
+            " RETURNING id",
             (question_id, user_id, reason, now))
-        if cur.rowcount == 0:
+        row = await cur.fetchone()
+        await cur.close()
+        if row is None:
             return None
-        flag_id = cur.lastrowid
+        flag_id = row[0]
         if comment_until is None:
             return flag_id
         await conn.execute(

@@ -6,11 +6,9 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import aiosqlite
-
 from domain.interviews import Previous, Result
 from storage.answers import NewAnswer
-from storage.db import Database
+from storage.db import Conn, Database, Row
 
 ACTIVE = "active"
 ENDINGS = frozenset({"finished", "stopped", "expired"})
@@ -48,7 +46,7 @@ class Interview:
         return self.question_ids[: self.position + 1]
 
 
-def _interview(row: aiosqlite.Row) -> Interview:
+def _interview(row: Row) -> Interview:
     return Interview(
         id=row["id"], user_id=row["user_id"], field=row["field"], level=row["level"],
         question_ids=json.loads(row["question_ids"]), position=row["position"],
@@ -100,7 +98,7 @@ async def mark_asked(db: Database, *, interview_id: int, position: int, message_
         " AND status = 'active'", (message_id, asked_at_ms, interview_id, position))
 
 
-async def take_position(conn: aiosqlite.Connection, *, interview: Interview, position: int,
+async def take_position(conn: Conn, *, interview: Interview, position: int,
                         answer: NewAnswer) -> bool:
     """Move the interview past `position` with this answer (the last one finishes it); False
     when that question was already answered or the interview is over (a double or late tap)."""
@@ -114,7 +112,7 @@ async def take_position(conn: aiosqlite.Connection, *, interview: Interview, pos
     return cur.rowcount == 1
 
 
-async def add_answer(conn: aiosqlite.Connection, *, interview_id: int, position: int,
+async def add_answer(conn: Conn, *, interview_id: int, position: int,
                      answer: NewAnswer) -> None:
     await conn.execute(
         "INSERT INTO interview_answers (interview_id, position, question_id, topic, chosen,"
@@ -159,7 +157,7 @@ async def previous_result(db: Database, *, interview: Interview,
     row = await db.fetchone(
         "SELECT answered, correct, COALESCE(ended_at, started_at) AS ended FROM interviews"
         " WHERE user_id = ? AND id < ? AND field = ? AND level = ? AND answered > 0"
-        " AND answered >= MIN(?, json_array_length(question_ids))"
+        " AND (answered >= ? OR answered >= json_array_length(question_ids))"
         " AND status != 'active' ORDER BY id DESC LIMIT 1",
         (interview.user_id, interview.id, interview.field, interview.level, min_answers))
     if row is None:

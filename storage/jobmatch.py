@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from storage.db import Database
+from storage.db import Database, fetch_row
 
 
 @dataclass(frozen=True)
@@ -67,11 +67,10 @@ async def save_match(db: Database, *, user_id: int, level: str,
     async with db.transaction() as conn:
         await conn.execute("DELETE FROM jd_matches WHERE user_id = ?", (user_id,))
         await conn.execute("DELETE FROM jd_waiting WHERE user_id = ?", (user_id,))
-        cur = await conn.execute(
-            "INSERT INTO jd_matches (user_id, level, ranking, created_at) VALUES (?, ?, ?, ?)",
-            (user_id, level, data, now))
-        assert cur.lastrowid is not None
-        return cur.lastrowid
+        row = await fetch_row(
+            conn, "INSERT INTO jd_matches (user_id, level, ranking, created_at)"
+            " VALUES (?, ?, ?, ?) RETURNING id", (user_id, level, data, now))
+        return int(row[0])
 
 
 async def get_match(db: Database, *, match_id: int, user_id: int) -> StoredMatch | None:

@@ -8,8 +8,10 @@ from storage.db import Database
 async def remember_owner(db: Database, *, chat_id: int, message_id: int, user_id: int,
                          now: int) -> None:
     await db.execute(
-        "INSERT OR REPLACE INTO keyboard_owners (chat_id, message_id, user_id, created_at)"
-        " VALUES (?, ?, ?, ?)", (chat_id, message_id, user_id, now))
+        "INSERT INTO keyboard_owners (chat_id, message_id, user_id, created_at)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id, message_id) DO UPDATE"
+        " SET user_id = excluded.user_id, created_at = excluded.created_at",
+        (chat_id, message_id, user_id, now))
 
 
 async def owner_of(db: Database, *, chat_id: int, message_id: int) -> int | None:

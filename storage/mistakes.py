@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import aiosqlite
-
-from storage.db import Database, fetch_one
+from storage.db import Conn, Database, fetch_one
 
 
 async def mistake_ids(db: Database, *, user_id: int) -> list[str]:
@@ -21,13 +19,13 @@ async def mistake_ids(db: Database, *, user_id: int) -> list[str]:
     return [r["question_id"] for r in rows]
 
 
-async def clear_guess(conn: aiosqlite.Connection, *, user_id: int, question_id: str) -> None:
+async def clear_guess(conn: Conn, *, user_id: int, question_id: str) -> None:
     """A right answer after a guess: the question leaves the list (in the answer's transaction)."""
     await conn.execute("DELETE FROM guessed WHERE user_id = ? AND question_id = ?",
                        (user_id, question_id))
 
 
-async def mark_guessed(conn: aiosqlite.Connection, *, user_id: int, question_id: str,
+async def mark_guessed(conn: Conn, *, user_id: int, question_id: str,
                        answer_id: int, now: int) -> bool:
     """Mark the answer as a guess; False when it already is (a second tap)."""
     cur = await conn.execute(
@@ -47,7 +45,7 @@ class GuessTarget:
     latest: bool  # no later answer to the same question (its review card is this answer's)
 
 
-async def guess_target(conn: aiosqlite.Connection, *, answer_id: int) -> GuessTarget | None:
+async def guess_target(conn: Conn, *, answer_id: int) -> GuessTarget | None:
     row = await fetch_one(
         conn,
         "SELECT a.user_id, a.question_id, a.is_correct, NOT EXISTS (SELECT 1 FROM answers b"

@@ -13,10 +13,7 @@ PLACEHOLDER_NAME = "—"
 
 
 async def tables_with_user_id(db: Database) -> list[str]:
-    rows = await db.fetchall(
-        "SELECT m.name AS name FROM sqlite_master m, pragma_table_info(m.name) c"
-        " WHERE m.type = 'table' AND c.name = 'user_id' ORDER BY m.name")
-    return [r["name"] for r in rows]
+    return await db.tables_with_column("user_id")
 
 
 async def erase_user(db: Database, *, user_id: int) -> int:
@@ -30,9 +27,10 @@ async def erase_user(db: Database, *, user_id: int) -> int:
                 continue
             if table in ANONYMISE:
                 await conn.execute(
-                    "INSERT OR IGNORE INTO users (user_id, first_name, created_at)"
-                    f" SELECT ?, ?, created_at FROM users WHERE user_id = ?"
-                    f" AND EXISTS (SELECT 1 FROM {table} WHERE user_id = ?)",
+                    "INSERT INTO users (user_id, first_name, created_at)"
+                    " SELECT ?, ?, created_at FROM users WHERE user_id = ?"
+                    f" AND EXISTS (SELECT 1 FROM {table} WHERE user_id = ?)"
+                    " ON CONFLICT DO NOTHING",
                     (placeholder, PLACEHOLDER_NAME, user_id, user_id))
                 cur = await conn.execute(f"UPDATE {table} SET user_id = ? WHERE user_id = ?",
                                          (placeholder, user_id))

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import aiosqlite
-
-from storage.db import Database, fetch_one
+from storage.db import Conn, Database, fetch_one
 
 
 @dataclass(frozen=True)
@@ -16,26 +14,26 @@ class Rated:
     answers: int
 
 
-async def is_first_answer(conn: aiosqlite.Connection, *, user_id: int, question_id: str) -> bool:
+async def is_first_answer(conn: Conn, *, user_id: int, question_id: str) -> bool:
     """True when the answer just stored is the user's first to this question."""
     row = await fetch_one(conn, "SELECT attempts FROM progress WHERE user_id = ? AND question_id = ?",
                           (user_id, question_id))
     return row is not None and row["attempts"] == 1
 
 
-async def question_rating_in(conn: aiosqlite.Connection, *, question_id: str) -> Rated | None:
+async def question_rating_in(conn: Conn, *, question_id: str) -> Rated | None:
     row = await fetch_one(conn, "SELECT rating, answers FROM question_ratings"
                           " WHERE question_id = ?", (question_id,))
     return Rated(row["rating"], row["answers"]) if row else None
 
 
-async def user_rating_in(conn: aiosqlite.Connection, *, user_id: int, field: str) -> Rated | None:
+async def user_rating_in(conn: Conn, *, user_id: int, field: str) -> Rated | None:
     row = await fetch_one(conn, "SELECT rating, answers FROM user_ratings"
                           " WHERE user_id = ? AND field = ?", (user_id, field))
     return Rated(row["rating"], row["answers"]) if row else None
 
 
-async def save_ratings(conn: aiosqlite.Connection, *, user_id: int, field: str, user: Rated,
+async def save_ratings(conn: Conn, *, user_id: int, field: str, user: Rated,
                        question_id: str, level: str, question: Rated) -> None:
     await conn.execute(
         "INSERT INTO user_ratings (user_id, field, rating, answers) VALUES (?, ?, ?, ?)"
@@ -48,7 +46,7 @@ async def save_ratings(conn: aiosqlite.Connection, *, user_id: int, field: str, 
         (question_id, field, level, question.rating, question.answers))
 
 
-async def level_rating_in(conn: aiosqlite.Connection, *, field: str, level: str) -> float | None:
+async def level_rating_in(conn: Conn, *, field: str, level: str) -> float | None:
     """The mean rating of the rated questions of a field's level, or None if none is rated."""
     row = await fetch_one(conn, "SELECT AVG(rating) AS mean FROM question_ratings"
                           " WHERE field = ? AND level = ?", (field, level))

@@ -9,11 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-import aiosqlite
-
 from domain import reminders, streaks, timezones
 from domain.reminders import Schedule
-from storage.db import Database
+from storage.db import Conn, Database, Row
 
 
 @dataclass(frozen=True)
@@ -55,7 +53,7 @@ def _instant(seconds: int | None) -> datetime | None:
     return datetime.fromtimestamp(seconds, UTC) if seconds is not None else None
 
 
-def _reminder(row: aiosqlite.Row) -> Reminder:
+def _reminder(row: Row) -> Reminder:
     return Reminder(
         user_id=row["user_id"],
         schedule=Schedule(row["minute"], row["weekdays"], bool(row["always"])),
@@ -68,7 +66,7 @@ async def get_reminder(db: Database, *, user_id: int) -> Reminder | None:
     return _reminder(row) if row else None
 
 
-async def _zone_of(conn: aiosqlite.Connection, user_id: int):
+async def _zone_of(conn: Conn, user_id: int):
     async with conn.execute("SELECT timezone, language FROM users WHERE user_id = ?",
                             (user_id,)) as cur:
         row = await cur.fetchone()
@@ -77,7 +75,7 @@ async def _zone_of(conn: aiosqlite.Connection, user_id: int):
     return timezones.zone(row["timezone"], row["language"])
 
 
-async def _reschedule(conn: aiosqlite.Connection, user_id: int, now: datetime) -> None:
+async def _reschedule(conn: Conn, user_id: int, now: datetime) -> None:
     """Recompute the next reminder of a user whose reminders are on (after any change)."""
     async with conn.execute("SELECT * FROM reminders WHERE user_id = ? AND due_at IS NOT NULL",
                             (user_id,)) as cur:

@@ -6,10 +6,9 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-import aiosqlite
 from fsrs import Card, ReviewLog
 
-from storage.db import Database, fetch_one
+from storage.db import Conn, Database, Row, fetch_one
 
 
 def _when(seconds: int | None) -> str | None:
@@ -20,7 +19,7 @@ def _seconds(iso: str | None) -> int | None:
     return int(datetime.fromisoformat(iso).timestamp()) if iso else None
 
 
-def card_from_row(row: aiosqlite.Row) -> Card:
+def card_from_row(row: Row) -> Card:
     return Card.from_dict({
         "card_id": row["card_id"], "state": row["state"], "step": row["step"],
         "stability": row["stability"], "difficulty": row["difficulty"],
@@ -28,27 +27,27 @@ def card_from_row(row: aiosqlite.Row) -> Card:
     })
 
 
-async def recent_pace(conn: aiosqlite.Connection, *, user_id: int) -> list[int]:
+async def recent_pace(conn: Conn, *, user_id: int) -> list[int]:
     """The user's recent answer times (ms), from which a review's speed rating is judged."""
     row = await fetch_one(conn, "SELECT recent_ms FROM answer_pace WHERE user_id = ?", (user_id,))
     return json.loads(row["recent_ms"]) if row else []
 
 
-async def save_pace(conn: aiosqlite.Connection, *, user_id: int, recent: list[int]) -> None:
+async def save_pace(conn: Conn, *, user_id: int, recent: list[int]) -> None:
     await conn.execute(
         "INSERT INTO answer_pace (user_id, recent_ms) VALUES (?, ?)"
         " ON CONFLICT (user_id) DO UPDATE SET recent_ms = excluded.recent_ms",
         (user_id, json.dumps(recent)))
 
 
-async def card_in(conn: aiosqlite.Connection, *, user_id: int, question_id: str) -> Card | None:
+async def card_in(conn: Conn, *, user_id: int, question_id: str) -> Card | None:
     """The card inside a transaction the caller holds."""
     row = await fetch_one(conn, "SELECT * FROM review_cards WHERE user_id = ? AND question_id = ?",
                           (user_id, question_id))
     return card_from_row(row) if row else None
 
 
-async def save_review(conn: aiosqlite.Connection, *, user_id: int, question_id: str,
+async def save_review(conn: Conn, *, user_id: int, question_id: str,
                       answer_id: int, card: Card, log: ReviewLog) -> None:
     """The card after a review, and the review's log row (tied to the answer that caused it)."""
     stored = card.to_dict()
@@ -132,7 +131,7 @@ class PastReview:
     duration_ms: int | None
 
 
-async def card_reviews(conn: aiosqlite.Connection, *, user_id: int, question_id: str,
+async def card_reviews(conn: Conn, *, user_id: int, question_id: str,
                        card_id: int) -> list[PastReview]:
     """Every review of the user's card for the question, oldest first (to replay it)."""
     rows = await conn.execute_fetchall(
@@ -144,7 +143,7 @@ async def card_reviews(conn: aiosqlite.Connection, *, user_id: int, question_id:
                        r["duration_ms"]) for r in rows]
 
 
-async def save_rerated(conn: aiosqlite.Connection, *, user_id: int, question_id: str,
+async def save_rerated(conn: Conn, *, user_id: int, question_id: str,
                        answer_id: int, card: Card, rating: int) -> None:
     """The card after its last review was rated again, and that review's new rating."""
     stored = card.to_dict()

@@ -5,15 +5,12 @@ Everything a round needs to carry on after a restart is here; the job queue only
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Final, Literal
 
-import aiosqlite
-
 from domain.rounds import QuestionState, Standing
 from storage.answers import NewAnswer
-from storage.db import Database
+from storage.db import Conn, Database, IntegrityError
 
 RUNNING: Final = "running"
 FINISHED: Final = "finished"
@@ -63,14 +60,15 @@ async def create_round(db: Database, *, chat_id: int, started_by: int, language:
         async with db.transaction() as conn:
             cur = await conn.execute(
                 "INSERT INTO rounds (chat_id, started_by, language, seconds, started_at,"
-                " thread_id) VALUES (?, ?, ?, ?, ?, ?)",
+                " thread_id) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
                 (chat_id, started_by, language, seconds, now, thread_id))
-            round_id = cur.lastrowid
+            round_id = (await cur.fetchone())[0]
+            await cur.close()
             assert round_id is not None
             await conn.executemany(
                 "INSERT INTO round_questions (round_id, position, question_id) VALUES (?, ?, ?)",
                 [(round_id, position, qid) for position, qid in enumerate(question_ids, 1)])
-    except sqlite3.IntegrityError:
+    except IntegrityError:
         return None
     return Round(round_id, chat_id, started_by, language, seconds, RUNNING, now,
                  len(question_ids), thread_id)
@@ -167,7 +165,7 @@ class Tap:
     chosen: str | None = None
 
 
-async def insert_tap(conn: aiosqlite.Connection, *, round_id: int, position: int,
+async def insert_tap(conn: Conn, *, round_id: int, position: int,
                      answer: NewAnswer, points: int) -> bool:
     """Store a member's first tap on an open question of a running round; False when they had
     tapped already or the question has closed (the reveal closes it in its own transaction)."""
@@ -184,7 +182,7 @@ async def insert_tap(conn: aiosqlite.Connection, *, round_id: int, position: int
     return cur.rowcount == 1
 
 
-async def earlier_tap(conn: aiosqlite.Connection, *, round_id: int, position: int,
+async def earlier_tap(conn: Conn, *, round_id: int, position: int,
                       user_id: int) -> str | None:
     """The option a member chose before on this question, if any."""
     rows = await conn.execute_fetchall(
@@ -226,7 +224,7 @@ async def round_standings(db: Database, *, round_id: int) -> list[Standing]:
     rows = await db.fetchall(
         "SELECT a.user_id, u.first_name, SUM(a.points) AS points, SUM(a.is_correct) AS right"
         " FROM round_answers a JOIN users u ON u.user_id = a.user_id"
-        " WHERE a.round_id = ? GROUP BY a.user_id", (round_id,))
+        " WHERE a.round_id = ? GROUP BY a.user_id, u.first_name", (round_id,))
     return [Standing(r["user_id"], r["first_name"], r["points"], r["right"], 1) for r in rows]
 
 
@@ -237,7 +235,7 @@ async def leaderboard(db: Database, *, chat_id: int, since: int | None = None) -
         " COUNT(DISTINCT a.round_id) AS rounds"
         " FROM round_answers a JOIN rounds r ON r.id = a.round_id"
         " JOIN users u ON u.user_id = a.user_id"
-        " WHERE r.chat_id = ? AND a.answered_at >= ? GROUP BY a.user_id",
+        " WHERE r.chat_id = ? AND a.answered_at >= ? GROUP BY a.user_id, u.first_name",
         (chat_id, since if since is not None else 0))
     return [Standing(r["user_id"], r["first_name"], r["points"], r["right"], r["rounds"])
             for r in rows]

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import aiosqlite
-
-from storage.db import Database
+from storage.db import Conn, Database
 
 
 @dataclass(frozen=True)
@@ -32,7 +30,7 @@ def _shared(row) -> Shared:
                   row["edited_at"])
 
 
-async def remember_shared(conn: aiosqlite.Connection, *, inline_message_id: str,
+async def remember_shared(conn: Conn, *, inline_message_id: str,
                           question_id: str, language: str, options_order: str, now: int) -> None:
     """The shared message, on its first tap (Telegram tells the bot nothing before that)."""
     await conn.execute(
@@ -41,7 +39,7 @@ async def remember_shared(conn: aiosqlite.Connection, *, inline_message_id: str,
         (inline_message_id, question_id, language, options_order, now))
 
 
-async def insert_tap(conn: aiosqlite.Connection, *, inline_message_id: str, user_id: int,
+async def insert_tap(conn: Conn, *, inline_message_id: str, user_id: int,
                      chosen: str, is_correct: bool, now: int) -> bool:
     """Store a first tap; False if this person had tapped already."""
     cur = await conn.execute(

@@ -5,9 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import date
 
-import aiosqlite
-
-from storage.db import Database, fetch_row
+from storage.db import Conn, Database, fetch_row
 
 EDITABLE = frozenset({"first_name", "language", "field", "level", "timezone", "pending_question"})
 
@@ -90,7 +88,7 @@ class Activity:
     level: str | None
 
 
-async def read_activity(conn: aiosqlite.Connection, *, user_id: int) -> Activity:
+async def read_activity(conn: Conn, *, user_id: int) -> Activity:
     row = await fetch_row(
         conn, "SELECT streak_current, streak_best, last_active_day, field, level FROM users"
         " WHERE user_id = ?", (user_id,))
@@ -99,7 +97,7 @@ async def read_activity(conn: aiosqlite.Connection, *, user_id: int) -> Activity
                     date.fromisoformat(last) if last else None, row["field"], row["level"])
 
 
-async def count_answer(conn: aiosqlite.Connection, *, user_id: int, is_correct: bool,
+async def count_answer(conn: Conn, *, user_id: int, is_correct: bool,
                        in_group: bool, streak: int, best: int, active_day: date) -> None:
     await conn.execute(
         "UPDATE users SET answered = answered + 1, correct = correct + ?, streak_current = ?,"

@@ -3,8 +3,11 @@ throwaway server), and the bot against the fake."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import random
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -59,7 +62,7 @@ def test_bank() -> Bank:
 
 @pytest.fixture
 async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "test.sqlite3")
+    database = await Database.open(os.environ.get("DATABASE_URL") or tmp_path / "test.sqlite3")
     yield database
     await database.close()
 
@@ -82,6 +85,44 @@ async def postgres_url(postgres_server: PostgresServer) -> AsyncIterator[str]:
     url = await postgres_server.create_database()
     yield url
     await postgres_server.drop_database(url)
+
+
+# -- the database a test runs on ------------------------------------------------------------
+# SQLite by default. Tests marked `both_databases` run twice, on SQLite and on PostgreSQL (a
+# fresh database on the throwaway cluster, given to the bot as DATABASE_URL); TEST_DATABASE=
+# postgres runs every test on PostgreSQL.
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.definition.get_closest_marker("both_databases"):
+        metafunc.fixturenames.append("database_backend")
+        metafunc.parametrize("database_backend", ["sqlite", "postgres"], indirect=True)
+
+
+@pytest.fixture
+def database_backend(request: pytest.FixtureRequest) -> str:
+    return getattr(request, "param", None) or os.environ.get("TEST_DATABASE", "sqlite")
+
+
+def _in_own_loop(coroutine):
+    """Run a coroutine from a sync fixture, whether or not the test's loop is running."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+@pytest.fixture(autouse=True)
+def _database_for_test(request: pytest.FixtureRequest,
+                       monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    callspec = getattr(request.node, "callspec", None)
+    backend = (callspec.params.get("database_backend") if callspec else None) \
+        or os.environ.get("TEST_DATABASE", "sqlite")
+    if backend != "postgres":
+        yield
+        return
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    url = _in_own_loop(server.create_database())
+    monkeypatch.setenv("DATABASE_URL", url)
+    yield
+    _in_own_loop(server.drop_database(url))
 
 
 def make_settings(tmp_path: Path, **overrides) -> Settings:

@@ -127,6 +127,8 @@ async def test_background_checkpoints_copy_the_log_into_the_file(tmp_path):
 
 
 async def test_a_new_first_name_replaces_the_stored_one_and_the_same_writes_nothing(db):
+    if db.dialect != "sqlite":
+        pytest.skip("counts writes with SQLite's total_changes")
     await users.ensure_user(db, user_id=21, first_name="Ada", language="en", now=1)
     before = db.conn.total_changes
     same = await users.ensure_user(db, user_id=21, first_name="Ada", language="en", now=2)
