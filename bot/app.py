@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from datetime import datetime
 from types import ModuleType
@@ -41,6 +42,7 @@ from handlers import (
 )
 from handlers import help as help_feature
 from questions.loader import Bank, load_bank
+from storage import coordination
 from storage.db import Database
 
 # Feature modules, in the order their handlers are tried. Each has `COMMANDS` (menu order)
@@ -61,6 +63,17 @@ ALLOWED_UPDATES: list[str] = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_C
                               Update.INLINE_QUERY]
 
 
+# Several instances: how often handled buttons older than a day and run-out leases are removed.
+PRUNE_EVERY_SECONDS = 3600
+
+
+async def prune_shared_state(context: CoachContext) -> None:
+    services = context.services
+    now = services.now()
+    await coordination.prune(services.db, handled_before=int(now.timestamp()) - 86_400,
+                             leases_before_ms=int(time.time() * 1000) - 3_600_000)
+
+
 def build_application(settings: Settings, *, bank: Bank | None = None,
                       clock: Callable[[], datetime] = utc_now, rng: random.Random | None = None,
                       rate_limiter: telegram_limits.CoachRateLimiter | None = None,
@@ -74,6 +87,10 @@ def build_application(settings: Settings, *, bank: Bank | None = None,
             settings=settings, db=db, bank=bank or load_bank(settings.questions_dir),
             texts=Texts.load(), rng=rng or random.Random(), clock=clock)
         await help_feature.set_command_menu(app)
+        if db.shared:
+            assert app.job_queue is not None
+            app.job_queue.run_repeating(prune_shared_state, interval=PRUNE_EVERY_SECONDS,
+                                        first=60, name="prune-shared-state")
         for feature in FEATURES:
             if hasattr(feature, "on_startup"):
                 await feature.on_startup(app)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
+import secrets
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -52,6 +55,9 @@ class Services:
     bank_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # Inline mode's searchable texts per (bank_version, language) (handlers/sharing.py).
     search_cache: dict[tuple[int, str], Any] = field(default_factory=dict)
+    # Names this process in leases and timer claims shared with other instances.
+    instance_id: str = field(default_factory=lambda: (
+        f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"))
 
     def now(self) -> datetime:
         return self.clock()

@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     # A round's own sends and edits per minute in one group (Telegram allows 20); the rest is
     # left for commands and other features.
     round_sends_per_minute: int = Field(default=15, ge=4, le=20)
+    # Several instances on PostgreSQL: how long a claim on a timer or a group's round lasts. When
+    # an instance dies, another takes over its rounds within about this time.
+    instance_lease_seconds: float = Field(default=15.0, ge=1, le=600)
     # Webhook mode (polling when WEBHOOK_URL is empty).
     webhook_url: str | None = None
     webhook_listen: str = "127.0.0.1"

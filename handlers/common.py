@@ -22,6 +22,7 @@ from bot.context import CoachContext
 from bot.forum import topic_of
 from questions.markup import plain_length
 from questions.render import MESSAGE_LIMIT
+from storage import coordination
 from storage.keyboards import remember_owner
 
 log = logging.getLogger(__name__)
@@ -169,15 +170,22 @@ async def edit_or_ignore(context: CoachContext, message: MaybeInaccessibleMessag
         return False
 
 
-def first_tap(context: CoachContext, query: CallbackQuery | None) -> bool:
+async def first_tap(context: CoachContext, query: CallbackQuery | None) -> bool:
     """False for a repeat tap on the same button of the same message (a double tap acts once).
 
-    Remembered in memory only: after a restart a repeat acts again, which buttons built on
-    this tolerate (they send one more message, never store anything twice).
+    One process (SQLite) remembers it in memory: after a restart a repeat acts again, which
+    buttons built on this tolerate (they send one more message, never store anything twice).
+    Several instances on one database remember it there, since the two taps of a double tap
+    may reach different instances.
     """
     if query is None or query.message is None:
         return True
     key = (query.message.chat.id, query.message.message_id, query.data)
+    services = context.services
+    if services.db.shared:
+        return await coordination.first_handling(
+            services.db, chat_id=key[0], message_id=key[1], data=key[2] or "",
+            now=int(services.now().timestamp()))
     handled = context.handled_buttons
     if key in handled:
         return False

@@ -345,7 +345,7 @@ async def interview_button(update: Update, context: CoachContext) -> None:
         await query.answer(context.toast("toast-expired"))
         return
     # `Review my mistakes` on the report is reusable; each `Next mistake` is one-shot.
-    if index > 0 and not first_tap(context, query):
+    if index > 0 and not await first_tap(context, query):
         await query.answer(context.toast("toast-button-used"))
         return
     await query.answer()

@@ -143,7 +143,7 @@ async def next_question(update: Update, context: CoachContext) -> None:
     query = update.callback_query
     data = callbacks.Next.parse(query.data)
     user, lang = context.user, context.lang
-    if not first_tap(context, query):  # a one-shot button: a double tap asks once
+    if not await first_tap(context, query):  # a one-shot button: a double tap asks once
         await query.answer(context.toast("toast-button-used"))
         return
     await query.answer()
@@ -231,7 +231,7 @@ async def deck_button(update: Update, context: CoachContext, data: callbacks.Rev
     if data.question_key is not None:
         await on_answer(update, context, data)
         return
-    if not first_tap(context, query):  # a double tap serves one question
+    if not await first_tap(context, query):  # a double tap serves one question
         await query.answer(context.toast("toast-button-used"))
         return
     await query.answer()

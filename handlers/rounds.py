@@ -32,12 +32,15 @@ from questions.loader import Bank
 from questions.model import Question
 from services import answers
 from services import rounds as round_flow
-from services.rounds import RoundEngine
+from services.rounds import RoundEngine, step_name
+from storage import coordination
 from storage import rounds as store
 
 log = logging.getLogger(__name__)
 COMMANDS = ("round", "leaderboard", "stop")
 LEADERBOARD_SIZE = 10
+# Several instances: how often each looks for round timers whose instance died.
+TAKE_OVER_EVERY_SECONDS = 1.0
 
 
 def engine(context: CoachContext) -> RoundEngine:
@@ -131,7 +134,7 @@ async def stop_command(update: Update, context: CoachContext) -> None:
         if not await store.end_round(services.db, round_id=rnd.id, status=store.STOPPED,
                                      now=int(services.now().timestamp())):
             return  # it ended while we asked Telegram about the member
-        rounds.cancel_timers(chat.id)
+        await rounds.cancel_timers(chat.id)
         questions = await store.round_questions(services.db, round_id=rnd.id)
         current = next((q for q in questions if q.is_live and q.reported_at_ms is None), None)
         if current is not None:
@@ -220,13 +223,13 @@ async def follow_migration(update: Update, context: CoachContext) -> None:
     if message is None or not message.migrate_to_chat_id:
         return
     rounds = engine(context)
-    rounds.cancel_timers(message.chat_id)
+    await rounds.cancel_timers(message.chat_id)
     new_id = message.migrate_to_chat_id
     rnd = await store.running_round(context.services.db, chat_id=new_id)
     if rnd is not None:
         async with rounds.lock(new_id):
             await store.forget_messages(context.services.db, round_id=rnd.id)
-        rounds.schedule_step(new_id, 0.0)
+        await rounds.schedule_step(new_id, 0.0)
 
 
 async def bot_removed(update: Update, context: CoachContext) -> None:
@@ -275,4 +278,13 @@ async def on_startup(app: Application) -> None:
     app.bot_data["round_engine"] = rounds
     for rnd in await store.running_rounds(services.db):
         log.info("resuming round %s in chat %s", rnd.id, rnd.chat_id)
-        rounds.schedule_step(rnd.chat_id, 0.0)
+        timer = await coordination.get_timer(services.db, name=step_name(rnd.chat_id)) \
+            if rounds.shared else None
+        if timer is not None:
+            rounds.adopt(rnd.chat_id, timer)
+        else:
+            await rounds.schedule_step(rnd.chat_id, 0.0)
+    if rounds.shared:
+        app.job_queue.run_repeating(rounds.take_over, interval=TAKE_OVER_EVERY_SECONDS,
+                                    first=TAKE_OVER_EVERY_SECONDS, name="round-take-over",
+                                    job_kwargs={"max_instances": 1, "coalesce": True})

@@ -4,9 +4,11 @@ database, and recording a member's tap with its score. The rules are in domain/r
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from telegram import Bot
@@ -16,6 +18,7 @@ from telegram.ext import CallbackContext, JobQueue
 from domain import rounds as domain
 from questions.model import Question
 from services import answers
+from storage import coordination
 from storage import rounds as store
 from storage.answers import NewAnswer
 from storage.chats import migrate_chat
@@ -35,6 +38,10 @@ MEMBER_COUNT_SECONDS = 60.0
 # Above this many members a question is not revealed early: all of them answering is unlikely,
 # and counting answers after every tap would cost a query per tap in the busiest groups.
 EARLY_REVEAL_MEMBERS = 50
+# Several instances: how often a group's lease is tried again while another instance holds it,
+# and how late a timer must be before another instance takes it over from the one that set it.
+LEASE_RETRY_SECONDS = 0.05
+TAKE_OVER_AFTER_MS = 2000
 
 
 async def record_tap(db: Database, *, round_id: int, position: int, answer: NewAnswer,
@@ -89,9 +96,29 @@ class RoundEngine:
         self._budgets: dict[int, domain.SendBudget] = {}
         self._member_counts: dict[int, tuple[int, float]] = {}
         self._member_asks: dict[int, asyncio.Future[int | None]] = {}
+        # Several instances on one database: timers are rows any of them can fire, and each
+        # group's lock is a lease in the database.
+        self.shared = services.db.shared
+        self.lease_ms = int(services.settings.instance_lease_seconds * 1000)
 
-    def lock(self, chat_id: int) -> asyncio.Lock:
-        return self._locks.setdefault(chat_id, asyncio.Lock())
+    @asynccontextmanager
+    async def lock(self, chat_id: int) -> AsyncIterator[None]:
+        """One step, countdown edit or /stop at a time in a group: in this process, and with
+        several instances on one database, across all of them (a lease in the database)."""
+        async with self._locks.setdefault(chat_id, asyncio.Lock()):
+            if not self.shared:
+                yield
+                return
+            name, holder = step_name(chat_id), self.services.instance_id
+            # Another instance holds it: nothing here could signal its release, so poll.
+            while not await coordination.take_lease(  # noqa: ASYNC110
+                    self.services.db, name=name, holder=holder, now_ms=wall_ms(),
+                    lease_ms=self.lease_ms):
+                await asyncio.sleep(LEASE_RETRY_SECONDS)
+            try:
+                yield
+            finally:
+                await coordination.release_lease(self.services.db, name=name, holder=holder)
 
     def budget(self, chat_id: int) -> domain.SendBudget:
         if chat_id not in self._budgets:
@@ -147,16 +174,25 @@ class RoundEngine:
         async with self.lock(rnd.chat_id):
             if await store.close_question(self.services.db, round_id=rnd.id, position=position,
                                           now_ms=self.now_ms()):
-                self.schedule_step(rnd.chat_id, 0.0)
+                await self.schedule_step(rnd.chat_id, 0.0)
 
     # -- timers --------------------------------------------------------------------------------
 
-    def schedule_step(self, chat_id: int, delay: float,
-                      fired: tuple[str, int] | None = None) -> None:
+    async def schedule_step(self, chat_id: int, delay: float,
+                            fired: tuple[str, int] | None = None) -> None:
         """Run the round's next step after `delay` seconds; `fired` names the timer, whose
-        firing means its time has come even if the bot's clock disagrees (tests freeze it)."""
+        firing means its time has come even if the bot's clock disagrees (tests freeze it).
+
+        With several instances the timer is also a row: this process fires it on time, and if
+        it dies first, another instance claims the row once it is overdue (`take_over`)."""
         remove_jobs(self.jobs, step_name(chat_id))
-        self.jobs.run_once(self._step_job, max(delay, 0.0), data=(chat_id, fired),
+        delay = max(delay, 0.0)
+        generation = 0
+        if self.shared:
+            generation = await coordination.set_timer(
+                self.services.db, name=step_name(chat_id),
+                due_at_ms=self.now_ms() + int(delay * 1000), payload=json.dumps(fired))
+        self.jobs.run_once(self._step_job, delay, data=(chat_id, fired, generation),
                            name=step_name(chat_id), job_kwargs=LATE_OK)
 
     def schedule_ticks(self, rnd: store.Round, state: domain.QuestionState) -> None:
@@ -170,14 +206,53 @@ class RoundEngine:
                     self._tick_job, (at - now) / 1000, name=tick_name(rnd.chat_id),
                     data=(rnd.chat_id, rnd.id, state.position, (state.deadline_ms - at) // 1000))
 
-    def cancel_timers(self, chat_id: int) -> None:
+    def adopt(self, chat_id: int, timer: coordination.Timer) -> None:
+        """At start-up, with several instances: take the round's next step now unless another
+        instance is running it (this claims the timer's current generation), so a restart or a
+        rolling deploy resumes its rounds at once instead of waiting for `take_over`."""
+        self.jobs.run_once(self._step_job, 0.0, data=(chat_id, None, timer.generation),
+                           name=step_name(chat_id), job_kwargs=LATE_OK)
+
+    async def cancel_timers(self, chat_id: int) -> None:
         remove_jobs(self.jobs, step_name(chat_id))
         remove_jobs(self.jobs, tick_name(chat_id))
+        if self.shared:
+            await coordination.cancel_timer(self.services.db, name=step_name(chat_id))
 
     async def _step_job(self, context: CallbackContext) -> None:
         assert context.job is not None
-        chat_id, fired = cast(tuple[int, tuple[str, int] | None], context.job.data)
-        await self.advance(chat_id, fired)
+        chat_id, fired, generation = cast(tuple[int, tuple[str, int] | None, int],
+                                          context.job.data)
+        if not self.shared:
+            await self.advance(chat_id, fired)
+            return
+        name = step_name(chat_id)
+        if await coordination.claim_timer(self.services.db, name=name, generation=generation,
+                                          now_ms=wall_ms(), lease_ms=self.lease_ms):
+            await self._run_claimed(chat_id, fired, name, generation)
+
+    async def _run_claimed(self, chat_id: int, fired: tuple[str, int] | None, name: str,
+                           generation: int) -> None:
+        try:
+            await self.advance(chat_id, fired)
+        finally:
+            await coordination.finish_timer(self.services.db, name=name, generation=generation)
+
+    async def take_over(self, context: CallbackContext | None = None) -> None:
+        """Run round timers that are overdue and unclaimed: their instance died (or is too
+        busy). Every instance polls; each timer is claimed by one."""
+        now = wall_ms()
+        claimed = await coordination.claim_due_timers(
+            self.services.db, due_by_ms=self.now_ms() - TAKE_OVER_AFTER_MS, now_ms=now,
+            lease_ms=self.lease_ms)
+        for timer in claimed:
+            chat_id = chat_of(timer.name)
+            if chat_id is None:
+                continue
+            fired = json.loads(timer.payload) if timer.payload else None
+            log.info("taking over the round timer of chat %s", chat_id)
+            await self._run_claimed(chat_id, tuple(fired) if fired else None, timer.name,
+                                    timer.generation)
 
     async def _tick_job(self, context: CallbackContext) -> None:
         assert context.job is not None
@@ -211,17 +286,17 @@ class RoundEngine:
                 await self.end_running(chat_id)
             except TelegramError as exc:
                 log.warning("round in chat %s will retry: %s", chat_id, exc)
-                self.schedule_step(chat_id, RETRY_SECONDS)
+                await self.schedule_step(chat_id, RETRY_SECONDS)
 
     async def _follow(self, old_chat_id: int, new_chat_id: int) -> None:
         """Move the group's rows to its supergroup id and ask the live question again there."""
         log.info("round in chat %s follows the group to %s", old_chat_id, new_chat_id)
-        self.cancel_timers(old_chat_id)
+        await self.cancel_timers(old_chat_id)
         await migrate_chat(self.services.db, old_chat_id=old_chat_id, new_chat_id=new_chat_id)
         rnd = await store.running_round(self.services.db, chat_id=new_chat_id)
         if rnd is not None:
             await store.forget_messages(self.services.db, round_id=rnd.id)
-            self.schedule_step(new_chat_id, 0.0)
+            await self.schedule_step(new_chat_id, 0.0)
 
     async def end_running(self, chat_id: int) -> None:
         """End the group's running round where it stands (the bot cannot write there)."""
@@ -229,7 +304,7 @@ class RoundEngine:
         if rnd is not None:
             await store.end_round(self.services.db, round_id=rnd.id, status=store.STOPPED,
                                   now=int(self.services.now().timestamp()))
-        self.cancel_timers(chat_id)
+        await self.cancel_timers(chat_id)
 
     async def _run_steps(self, chat_id: int, fired: tuple[str, int] | None) -> None:
         services = self.services
@@ -238,7 +313,7 @@ class RoundEngine:
         while True:
             rnd = await store.running_round(services.db, chat_id=chat_id)
             if rnd is None:
-                self.cancel_timers(chat_id)
+                await self.cancel_timers(chat_id)
                 return
             questions = await store.round_questions(services.db, round_id=rnd.id)
             now = self.now_ms()
@@ -248,15 +323,15 @@ class RoundEngine:
                     await store.close_question(services.db, round_id=rnd.id,
                                                position=step.position, now_ms=now)
                     continue
-                self.schedule_step(chat_id, (step.deadline_ms - now) / 1000,
-                                   ("deadline", step.position))
+                await self.schedule_step(chat_id, (step.deadline_ms - now) / 1000,
+                                         ("deadline", step.position))
                 self.schedule_ticks(rnd, questions[step.position - 1])
                 return
             if isinstance(step, domain.Open):
                 due_in = 0.0 if fired == ("open", step.position) else (step.due_ms - now) / 1000
                 wait = max(due_in, budget.wait_for(domain.QUESTION_COST))
                 if wait > 0:
-                    self.schedule_step(chat_id, wait, ("open", step.position))
+                    await self.schedule_step(chat_id, wait, ("open", step.position))
                     return
                 await self.open_question(rnd, questions[step.position - 1])
             elif isinstance(step, domain.Reveal):
@@ -264,7 +339,7 @@ class RoundEngine:
             else:
                 wait = budget.wait_for(1)
                 if wait > 0:
-                    self.schedule_step(chat_id, wait)
+                    await self.schedule_step(chat_id, wait)
                     return
                 await self.finish(rnd)
                 return
@@ -359,7 +434,7 @@ class RoundEngine:
         self.budget(rnd.chat_id).spend()
         await store.end_round(self.services.db, round_id=rnd.id, status=store.FINISHED,
                               now=int(self.services.now().timestamp()))
-        self.cancel_timers(rnd.chat_id)
+        await self.cancel_timers(rnd.chat_id)
 
     async def edit_text(self, chat_id: int, message_id: int, text: str, markup=None) -> bool:
         """Edit a round message; a deleted or unchanged message is not worth stopping for."""
@@ -376,6 +451,19 @@ class RoundEngine:
 
 def step_name(chat_id: int) -> str:
     return f"round-{chat_id}"
+
+
+def chat_of(timer_name: str) -> int | None:
+    """The chat of a round timer's name (step_name), or None for another kind of timer."""
+    prefix, _, rest = timer_name.partition("round-")
+    if prefix or not rest.lstrip("-").isdigit():
+        return None
+    return int(rest)
+
+
+def wall_ms() -> int:
+    """Leases and claims run on the real clock (tests freeze the bot's)."""
+    return int(time.time() * 1000)
 
 
 def tick_name(chat_id: int) -> str:
