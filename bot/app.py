@@ -88,6 +88,10 @@ def build_application(settings: Settings, *, bank: Bank | None = None,
             texts=Texts.load(), rng=rng or random.Random(), clock=clock)
         await help_feature.set_command_menu(app)
         if db.shared:
+            limiter = app.bot.rate_limiter
+            if isinstance(limiter, telegram_limits.CoachRateLimiter) \
+                    and limiter.wants_shared_budget:
+                limiter.share_budget(db)
             assert app.job_queue is not None
             app.job_queue.run_repeating(prune_shared_state, interval=PRUNE_EVERY_SECONDS,
                                         first=60, name="prune-shared-state")
@@ -113,7 +117,8 @@ def build_application(settings: Settings, *, bank: Bank | None = None,
         .defaults(Defaults(parse_mode=ParseMode.HTML,
                            link_preview_options=LinkPreviewOptions(is_disabled=True)))
         .context_types(ContextTypes(context=CoachContext))
-        .rate_limiter(rate_limiter or telegram_limits.limiter())
+        .rate_limiter(rate_limiter or (telegram_limits.shared_limiter() if settings.database_url
+                                       else telegram_limits.limiter()))
         .concurrent_updates(telegram_limits.PerUserUpdateProcessor())
         .get_updates_read_timeout(polling_timeout + 5)
         .post_init(post_init)

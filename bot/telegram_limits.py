@@ -19,6 +19,9 @@ from telegram import Update
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter, BaseUpdateProcessor
 
+from storage import coordination
+from storage.db import Database
+
 log = logging.getLogger("bot.updates")
 UNQUEUED = frozenset({"answerCallbackQuery", "getMe", "getUpdates", "getChatMember", "getFile"})
 NETWORK_RETRIES = 3
@@ -72,6 +75,31 @@ def retry_seconds(exc: RetryAfter) -> float:
 
 
 class CoachRateLimiter(AIORateLimiter):
+    # Several instances on one database: Telegram's limits are per bot, so each send first takes
+    # its turn from token buckets in the database (`share_budget`), instead of this process's.
+    shared_db: Database | None = None
+    wants_shared_budget = False  # set by shared_limiter()
+
+    def share_budget(self, db: Database) -> None:
+        self.shared_db = db
+
+    async def _take_turn(self, data: dict[str, Any]) -> None:
+        assert self.shared_db is not None
+        buckets = [("all", SHARED_PER_SECOND, 1.0)]
+        chat_id = data.get("chat_id")
+        if (isinstance(chat_id, int) and chat_id < 0) or (
+                isinstance(chat_id, str) and chat_id.startswith(("@", "-"))):
+            buckets.append((f"chat:{chat_id}", SHARED_GROUP_PER_MINUTE / 60,
+                            SHARED_GROUP_BURST))
+        try:
+            wait = await coordination.take_sends(self.shared_db, buckets)
+        except Exception as exc:  # noqa: BLE001 - Telegram's 429 retries still stand behind it
+            log.warning("shared send budget unavailable (%s); sending unpaced",
+                        type(exc).__name__)
+            return
+        if wait > 0:
+            await asyncio.sleep(wait)
+
     async def process_request(self, callback: Callable[..., Coroutine[Any, Any, Any]], args: Any,
                               kwargs: dict[str, Any], endpoint: str, data: dict[str, Any],
                               rate_limit_args: int | None) -> Any:
@@ -86,6 +114,8 @@ class CoachRateLimiter(AIORateLimiter):
             return await with_network_retries(endpoint, attempt, at_most_once=at_most_once)
 
         if endpoint not in UNQUEUED:
+            if self.shared_db is not None:
+                await self._take_turn(data)
             return await super().process_request(retried, (), {}, endpoint, data,
                                                   rate_limit_args)
         for attempt_no in range(3):
@@ -116,6 +146,22 @@ def limiter(*, group_max_rate: int = 20, overall_max_rate: int = 30) -> CoachRat
     steady = max(int(overall_max_rate * HEADROOM), 1)
     return CoachRateLimiter(overall_max_rate=1, overall_time_period=1 / steady,
                             group_max_rate=group_max_rate, group_time_period=60, max_retries=5)
+
+
+# The shared budget (several instances): 27 sends a second overall, one at a time, as above; and
+# per group 10 a minute after a burst of 10, so no 60 seconds ever hold more than Telegram's 20
+# (the per-process group bucket above lets up to about 40 through in a group's first minute).
+SHARED_PER_SECOND = 30 * HEADROOM
+SHARED_GROUP_PER_MINUTE = 10
+SHARED_GROUP_BURST = 10
+
+
+def shared_limiter() -> CoachRateLimiter:
+    """For several instances: pacing comes from the database (`share_budget`, called once it
+    is open); AIORateLimiter's own buckets are off and only its 429 retries remain."""
+    shared = CoachRateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=5)
+    shared.wants_shared_budget = True
+    return shared
 
 
 def ordering_key(update: object) -> int | None:

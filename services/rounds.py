@@ -4,10 +4,11 @@ database, and recording a member's tap with its score. The rules are in domain/r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -110,15 +111,37 @@ class RoundEngine:
                 yield
                 return
             name, holder = step_name(chat_id), self.services.instance_id
+            db = self.services.db
             # Another instance holds it: nothing here could signal its release, so poll.
             while not await coordination.take_lease(  # noqa: ASYNC110
-                    self.services.db, name=name, holder=holder, now_ms=wall_ms(),
-                    lease_ms=self.lease_ms):
+                    db, name=name, holder=holder, now_ms=wall_ms(), lease_ms=self.lease_ms):
                 await asyncio.sleep(LEASE_RETRY_SECONDS)
-            try:
-                yield
-            finally:
-                await coordination.release_lease(self.services.db, name=name, holder=holder)
+            async with self._renewed(lambda: coordination.renew_lease(
+                    db, name=name, holder=holder, now_ms=wall_ms(), lease_ms=self.lease_ms)):
+                try:
+                    yield
+                finally:
+                    await coordination.release_lease(db, name=name, holder=holder)
+
+    @asynccontextmanager
+    async def _renewed(self, renew: Callable[[], Awaitable[object]]) -> AsyncIterator[None]:
+        """Renew a lease or claim every third of its length while the body runs: a step that
+        waits on Telegram's limits keeps it, and only a dead instance lets it run out."""
+        async def keep() -> None:
+            while True:
+                await asyncio.sleep(self.lease_ms / 3000)
+                try:
+                    await renew()
+                except Exception as exc:  # noqa: BLE001 - tried again a third of a lease later
+                    log.warning("could not renew a lease: %s", type(exc).__name__)
+
+        keeper = asyncio.create_task(keep())
+        try:
+            yield
+        finally:
+            keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeper
 
     def budget(self, chat_id: int) -> domain.SendBudget:
         if chat_id not in self._budgets:
@@ -233,10 +256,14 @@ class RoundEngine:
 
     async def _run_claimed(self, chat_id: int, fired: tuple[str, int] | None, name: str,
                            generation: int) -> None:
+        db = self.services.db
         try:
-            await self.advance(chat_id, fired)
+            async with self._renewed(lambda: coordination.renew_claim(
+                    db, name=name, generation=generation, now_ms=wall_ms(),
+                    lease_ms=self.lease_ms)):
+                await self.advance(chat_id, fired)
         finally:
-            await coordination.finish_timer(self.services.db, name=name, generation=generation)
+            await coordination.finish_timer(db, name=name, generation=generation)
 
     async def take_over(self, context: CallbackContext | None = None) -> None:
         """Run round timers that are overdue and unclaimed: their instance died (or is too

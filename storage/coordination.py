@@ -67,6 +67,12 @@ async def claim_due_timers(db: Database, *, due_by_ms: int, now_ms: int, lease_m
     return [Timer(r["name"], r["payload"], int(r["generation"])) for r in rows]
 
 
+async def renew_claim(db: Database, *, name: str, generation: int, now_ms: int,
+                      lease_ms: int) -> None:
+    await db.execute("UPDATE timers SET claimed_until_ms = ? WHERE name = ? AND generation = ?",
+                     (now_ms + lease_ms, name, generation))
+
+
 async def finish_timer(db: Database, *, name: str, generation: int) -> None:
     """The run is over: remove the timer unless it was set again meanwhile."""
     await db.execute("DELETE FROM timers WHERE name = ? AND generation = ?", (name, generation))
@@ -82,6 +88,13 @@ async def take_lease(db: Database, *, name: str, holder: str, now_ms: int,
         " WHERE leases.until_ms <= ? OR leases.holder = excluded.holder RETURNING holder",
         (name, holder, now_ms + lease_ms, now_ms))
     return row is not None
+
+
+async def renew_lease(db: Database, *, name: str, holder: str, now_ms: int,
+                      lease_ms: int) -> bool:
+    """Keep holding `name` (a step that waits on Telegram's limits outlasts one lease)."""
+    return await db.execute("UPDATE leases SET until_ms = ? WHERE name = ? AND holder = ?",
+                            (now_ms + lease_ms, name, holder)) == 1
 
 
 async def release_lease(db: Database, *, name: str, holder: str) -> None:

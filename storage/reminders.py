@@ -142,8 +142,11 @@ async def claim_due(db: Database, *, now: datetime, limit: int) -> Claim:
     moment = int(now.timestamp())
     due: list[DueReminder] = []
     updates: list[tuple] = []
+    # Several instances drain at once: each locks the rows it settles and skips those another
+    # holds, so every reminder is claimed by one (SQLite's one writer needs no such clause).
+    query = _DUE + (" FOR UPDATE OF r SKIP LOCKED" if db.dialect == "postgres" else "")
     async with db.transaction() as conn:
-        async with conn.execute(_DUE, (moment, limit)) as cur:
+        async with conn.execute(query, (moment, limit)) as cur:
             rows = list(await cur.fetchall())
         for row in rows:
             tz = timezones.zone(row["timezone"], row["language"])

@@ -14,7 +14,10 @@ from tests.e2e.conftest import button, say, tap
 ROOT = Path(__file__).resolve().parents[2]
 
 
-async def start_bot_process(fake, tmp_path: Path, **env: str) -> asyncio.subprocess.Process:
+async def start_bot_process(fake, tmp_path: Path, *, log_file: Path | None = None,
+                            **env: str) -> asyncio.subprocess.Process:
+    """The bot as a process; its log in a pipe (read it, or the bot blocks once the pipe is
+    full) or, with `log_file`, in that file."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "WEBHOOK_"))}
     environment.update({
         "BOT_TOKEN": fake.token, "BOT_API_BASE_URL": fake.base_url,
@@ -22,9 +25,14 @@ async def start_bot_process(fake, tmp_path: Path, **env: str) -> asyncio.subproc
         "DATABASE_PATH": str(tmp_path / "coach.sqlite3"), "PYTHONPATH": str(ROOT),
         "LOG_LEVEL": "DEBUG", **env,
     })
-    return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=tmp_path, env=environment,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    if log_file is None:
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", cwd=tmp_path, env=environment,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    with log_file.open("wb") as log:
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", cwd=tmp_path, env=environment, stdout=log,
+            stderr=asyncio.subprocess.STDOUT)
 
 
 async def wait_polling(fake, after: int = 0) -> None:
