@@ -8,6 +8,7 @@ COPY pyproject.toml README.md ./
 # Only the bot: fake_telegram/ (the fake server and playground), bench/ and tests/ stay out.
 COPY bot bot
 COPY handlers handlers
+COPY services services
 COPY storage storage
 COPY questions questions
 COPY domain domain

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.e2e.conftest import button, option_button, say, tap
+
+# Run on SQLite and again on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_databases
 
 
 async def onboard(fake, user, field="Backend", level="Junior"):

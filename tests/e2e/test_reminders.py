@@ -20,6 +20,9 @@ from tests.e2e.harness import BotRunner
 from tests.e2e.test_practice import onboard
 from tests.shared_files import API_SPEC
 
+# Run on SQLite and again on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_databases
+
 TICK = 0.05  # the reminder job's interval in these tests (20 s in production)
 
 

@@ -15,6 +15,9 @@ from tests.e2e.conftest import say, tap
 from tests.e2e.harness import BotRunner
 from tests.shared_files import API_SPEC
 
+# Run on SQLite and again on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_databases
+
 GROUP = -1001234567890
 # Short timers for tests; the countdown is tested on its own.
 FAST = {"round_min_seconds": 1, "round_pause_seconds": 0.1, "round_tick_seconds": 0}

@@ -2,11 +2,16 @@
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from services import interviews as interview_flow
 from storage import interviews as store
 from storage import users
 from storage.answers import NewAnswer
 from storage.db import Database
+
+# Run on SQLite and again on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_databases
 
 T0 = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
 

@@ -1,7 +1,12 @@
 """Erasing a user: their rows go, a group's scores stay without their name."""
 
+import pytest
+
 from storage import users
 from storage.privacy import erase_user
+
+# Run on SQLite and again on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_databases
 
 
 async def test_group_scores_stay_anonymous_and_everything_else_goes(db):

@@ -12,6 +12,9 @@ from storage import answers, users
 from storage import reminders as store
 from storage.db import Database
 
+# Run on SQLite and again on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_databases
+
 
 def utc(*args) -> datetime:
     return datetime(*args, tzinfo=UTC)

@@ -2,12 +2,16 @@
 
 from datetime import UTC, date, datetime, timedelta
 
+import pytest
 from fsrs import Rating, State
 
 from domain import levels, ratings, review
 from services import answers as recording
 from storage import answers, users
 from storage import review as store
+
+# Run on SQLite and again on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_databases
 
 T0 = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
 

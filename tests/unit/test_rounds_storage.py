@@ -3,9 +3,14 @@
 import asyncio
 from datetime import date
 
+import pytest
+
 from services import rounds as round_flow
 from storage import groups, rounds, users
 from storage.answers import NewAnswer
+
+# Run on SQLite and again on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_databases
 
 TODAY = date(2026, 3, 10)
 

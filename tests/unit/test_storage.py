@@ -11,6 +11,9 @@ from services import answers as recording
 from storage import answers, users
 from storage.db import Database, SchemaTooNew, latest_version
 
+# Run on SQLite and again on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_databases
+
 
 def answer(**kw):
     base = dict(user_id=1, question_id="q1", field="backend", topic="t", level="mid", chosen="a",

@@ -2,9 +2,14 @@
 
 from datetime import date
 
+import pytest
+
 from services import answers as recording
 from storage import answers, jobmatch, users
 from storage.jobmatch import RankedField
+
+# Run on SQLite and again on PostgreSQL (tests/conftest.py).
+pytestmark = pytest.mark.both_databases
 
 RANKING = [RankedField("backend", 0.9, ("caching", "queues-idempotency")),
            RankedField("fullstack", 0.08, ("realtime",)),
