@@ -8,8 +8,12 @@ import sys
 import time
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.report import DOCS, PARTS, ROOT, Result, load_average, write_docs
+
+if TYPE_CHECKING:
+    from bench.e2e import Load
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -19,8 +23,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         help="tiny sizes, one run: checks that every part works, in seconds")
     parser.add_argument("--runs", type=int, help="measured runs per part (after the warm-up)")
     sizes = parser.add_argument_group("sizes")
-    sizes.add_argument("--users", type=int, help="e2e: simulated users (default 40)")
-    sizes.add_argument("--answers-per-user", type=int, help="e2e: answers each (default 8)")
+    sizes.add_argument("--users", type=int, help="e2e: simulated users (default 40); "
+                       "instances: in both halves (default 40 and 60)")
+    sizes.add_argument("--answers-per-user", type=int,
+                       help="e2e, instances: answers each (default 8)")
     sizes.add_argument("--users-db", type=int, help="storage: users in the database (100,000)")
     sizes.add_argument("--answers", type=int, help="storage: answers in the database (10,000,000)")
     sizes.add_argument("--questions", type=int, help="bank: generated questions (30,000)")
@@ -37,6 +43,16 @@ def pick(value: int | None, quick: int, full: int, is_quick: bool) -> int:
     return quick if is_quick else full
 
 
+def e2e_load(args: argparse.Namespace, users: int, bank_dir: Path | None) -> Load:
+    """The e2e part's load (also the instances part's SQLite-against-PostgreSQL half)."""
+    from bench.e2e import Load
+
+    quick = args.quick
+    return Load(users=users, answers=pick(args.answers_per_user, 1, 8, quick),
+                runs=pick(args.runs, 1, 3, quick), warmup=0 if quick else 5,
+                questions_dir=bank_dir)
+
+
 def run_part(part: str, args: argparse.Namespace) -> Result:
     quick = args.quick
     # Quick runs start the bot on the small test bank: loading the bundled one takes seconds.
@@ -44,10 +60,7 @@ def run_part(part: str, args: argparse.Namespace) -> Result:
     if part == "e2e":
         from bench import e2e
 
-        return e2e.run(e2e.Load(users=pick(args.users, 2, 40, quick),
-                                answers=pick(args.answers_per_user, 1, 8, quick),
-                                runs=pick(args.runs, 1, 3, quick), warmup=0 if quick else 5,
-                                questions_dir=bank_dir))
+        return e2e.run(e2e_load(args, pick(args.users, 2, 40, quick), bank_dir))
     if part == "storage":
         from bench import storage
 
@@ -69,6 +82,11 @@ def run_part(part: str, args: argparse.Namespace) -> Result:
 
         return startup.run(count=pick(args.questions, 300, 30_000, quick),
                            runs=pick(args.runs, 1, 2, quick), baseline=bank_dir)
+    if part == "instances":
+        from bench import instances
+
+        users = pick(args.users, 2, 40, quick)
+        return instances.run(e2e_load(args, users, bank_dir), pick(args.users, 4, 60, quick))
     from bench import reminders
 
     return reminders.run(count=pick(args.reminders, 500, 100_000, quick),

@@ -16,6 +16,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +45,8 @@ class RunFigures:
     failed: int = 0
     seconds: float = 0.0
     cpu_seconds: float | None = None
+    # CPU of a database server the bot talks to (PostgreSQL), when the caller measures one.
+    server_cpu_seconds: float | None = None
     latencies: list[float] = field(default_factory=list)
     calls: int = 0
     too_many: int = 0
@@ -58,6 +61,12 @@ class RunFigures:
             return None
         return self.cpu_seconds / self.answers
 
+    @property
+    def server_cpu_per_answer(self) -> float | None:
+        if self.server_cpu_seconds is None or not self.answers:
+            return None
+        return self.server_cpu_seconds / self.answers
+
 
 def cpu_seconds(pid: int) -> float | None:
     """User + system CPU time the kernel has charged to the process (all its threads)."""
@@ -69,8 +78,9 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def seed_coach_users(path: Path, user_ids: list[int]) -> None:
-    """Users who already chose English, backend and mid: the load starts at /quiz."""
+async def seed_coach_users(path: Path | str, user_ids: list[int]) -> None:
+    """Users who already chose English, backend and mid: the load starts at /quiz. `path` is
+    the SQLite file or a PostgreSQL URL."""
     from storage.db import Database
     from storage.users import ensure_user, update_user
 
@@ -142,47 +152,64 @@ async def one_user(fake: FakeTelegram, user_id: int, answers: int, rng: random.R
             figures.failed += 1
 
 
-async def run_once(kind: str, load: Load, seed: int) -> RunFigures:
-    """One bot process against a fresh fake: warm-up (excluded), then the measured load."""
+async def drive(fake: FakeTelegram, load: Load, users: list[int], warm: list[int], seed: int,
+                cpu: Callable[[], float | None],
+                server_cpu: Callable[[], float | None] | None = None) -> RunFigures:
+    """The warm-up users (excluded), then the measured users all at once against a bot that is
+    ready; `cpu` (and `server_cpu`) read cumulative CPU seconds at both ends of the window."""
     figures = RunFigures()
+    rng = random.Random(seed)
+    ignored: list[str] = []
+    if warm:
+        await asyncio.gather(*(one_user(fake, u, 1, rng, RunFigures(), ignored) for u in warm))
+        await asyncio.sleep(1.5)  # the fake's one-second window empties
+    queries: list[str] = []
+    first_call = len(fake.calls)
+    cpu_before = cpu()
+    server_before = server_cpu() if server_cpu else None
+    started = time.monotonic()
+    await asyncio.gather(*(one_user(fake, u, load.answers, rng, figures, queries)
+                           for u in users))
+    figures.seconds = time.monotonic() - started
+    cpu_after = cpu()
+    server_after = server_cpu() if server_cpu else None
+    if cpu_before is not None and cpu_after is not None:
+        figures.cpu_seconds = cpu_after - cpu_before
+    if server_before is not None and server_after is not None:
+        figures.server_cpu_seconds = server_after - server_before
+    window = [c for c in fake.calls[first_call:] if c.method not in IGNORED_CALLS]
+    figures.calls = len(window)
+    figures.too_many = sum(1 for c in window if c.error_code == 429)
+    latency = fake.stats.callback_latency
+    figures.latencies = [latency[q] for q in queries if q in latency]
+    return figures
+
+
+async def run_once(kind: str, load: Load, seed: int, *, database_url: str | None = None,
+                   server_cpu: Callable[[], float | None] | None = None) -> RunFigures:
+    """One bot process against a fresh fake: warm-up (excluded), then the measured load. With
+    `database_url` the coach runs on that (empty) PostgreSQL database instead of a SQLite file,
+    and `server_cpu` reads the database server's CPU seconds over the same window."""
     users = [10_000 + i for i in range(load.users)]
     warm = [90_000 + i for i in range(load.warmup)]
     with tempfile.TemporaryDirectory(prefix=f"bench-{kind}-") as tmp:
         workdir = Path(tmp)
         if kind == "coach":
-            await seed_coach_users(workdir / "coach.sqlite3", users + warm)
+            await seed_coach_users(database_url or workdir / "coach.sqlite3", users + warm)
         fake = FakeTelegram(spec_path=find_spec(default=SPEC_BESIDE_CHECKOUT),
                             rate_limits=True)
         await fake.start()
         extra = {"QUESTIONS_DIR": str(load.questions_dir)} if load.questions_dir else {}
+        if database_url:
+            extra["DATABASE_URL"] = database_url
         process = await start_process(kind, fake, workdir, **extra)
         try:
             await wait_ready(fake, process, workdir / f"{kind}.log")
-            rng = random.Random(seed)
-            ignored: list[str] = []
-            if warm:
-                await asyncio.gather(*(one_user(fake, u, 1, rng, RunFigures(), ignored)
-                                       for u in warm))
-                await asyncio.sleep(1.5)  # the fake's one-second window empties
-            queries: list[str] = []
-            first_call = len(fake.calls)
-            cpu_before = cpu_seconds(process.pid)
-            started = time.monotonic()
-            await asyncio.gather(*(one_user(fake, u, load.answers, rng, figures, queries)
-                                   for u in users))
-            figures.seconds = time.monotonic() - started
-            cpu_after = cpu_seconds(process.pid)
-            if cpu_before is not None and cpu_after is not None:
-                figures.cpu_seconds = cpu_after - cpu_before
-            window = [c for c in fake.calls[first_call:] if c.method not in IGNORED_CALLS]
-            figures.calls = len(window)
-            figures.too_many = sum(1 for c in window if c.error_code == 429)
-            latency = fake.stats.callback_latency
-            figures.latencies = [latency[q] for q in queries if q in latency]
+            return await drive(fake, load, users, warm, seed,
+                               lambda: cpu_seconds(process.pid), server_cpu)
         finally:
             await stop_process(process)
             await fake.stop()
-    return figures
 
 
 def summary(runs: list[RunFigures]) -> dict[str, float]:

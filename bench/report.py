@@ -14,11 +14,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "benchmarks.md"
-PARTS = ("e2e", "storage", "bank", "startup", "charts", "reminders")
+PARTS = ("e2e", "storage", "bank", "startup", "charts", "reminders", "instances")
 TITLES = {"e2e": "End to end under Telegram's limits", "storage": "Storage at scale",
           "bank": "Bank", "startup": "Start-up and memory at 30,000 questions",
           "charts": "Taps while charts are drawn",
-          "reminders": "Reminders"}
+          "reminders": "Reminders",
+          "instances": "PostgreSQL and two instances"}
 
 
 @dataclass(frozen=True)

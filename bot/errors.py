@@ -7,6 +7,7 @@ import logging
 import sqlite3
 from datetime import datetime, timedelta
 
+import asyncpg
 from telegram import Update
 from telegram.error import TelegramError
 
@@ -72,12 +73,18 @@ async def alert_admins(update: object, context: CoachContext, error: BaseExcepti
             log.warning("could not alert admin %d: %s", admin_id, type(exc).__name__)
 
 
+DATABASE_UNAVAILABLE: tuple[type[BaseException], ...] = (
+    sqlite3.OperationalError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
+    asyncpg.InsufficientResourcesError, ConnectionRefusedError)
+
+
 async def error_handler(update: object, context: CoachContext) -> None:
     """Logs first, then tells the user briefly; never raises."""
     error = context.error
-    if isinstance(error, sqlite3.OperationalError):
-        # Locked past the busy timeout, read-only or full disk: one clear line, no traceback;
-        # nothing was written (the transaction rolled back) and the next update tries again.
+    if isinstance(error, DATABASE_UNAVAILABLE):
+        # Locked past the busy timeout, read-only or full disk, or the PostgreSQL server gone:
+        # one clear line, no traceback; nothing was written (the transaction rolled back) and
+        # the next update tries again.
         log.error("database unavailable (%s): %s", describe(update), error)
     else:
         log.error("handler failed (%s): %s: %s", describe(update), type(error).__name__, error,

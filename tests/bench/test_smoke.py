@@ -12,11 +12,12 @@ import pytest
 
 from bench.report import ROOT, Result, write_docs
 
-LINE = re.compile(r"^\[(e2e|storage|bank|startup|charts|reminders)\] .+ \| targets: .+ -> "
+LINE = re.compile(r"^\[(e2e|storage|bank|startup|charts|reminders|instances)\] .+ \| "
+                  r"targets: .+ -> "
                   r"(all met|MISSED: .+|not measured)( \(.+\))?$")
 
 
-PARTS = ["e2e", "storage", "bank", "startup", "charts", "reminders"]
+PARTS = ["e2e", "storage", "bank", "startup", "charts", "reminders", "instances"]
 
 
 @pytest.fixture(scope="module")
