@@ -112,9 +112,12 @@ async def first_handling(db: Database, *, chat_id: int, message_id: int, data: s
 
 async def prune(db: Database, *, handled_before: int, leases_before_ms: int) -> int:
     """Forget buttons handled long ago (a tap on a day-old button acts again, as a restart
-    allowed before) and leases that ran out; rows removed."""
+    allowed before), leases that ran out and the send buckets of chats quiet since then; rows
+    removed. (A bucket left alone that long is full again: removing it changes nothing.)"""
     removed = await db.execute("DELETE FROM handled_buttons WHERE handled_at < ?",
                                (handled_before,))
+    removed += await db.execute("DELETE FROM send_budget WHERE updated_ms < ?",
+                                (leases_before_ms,))
     return removed + await db.execute("DELETE FROM leases WHERE until_ms < ?",
                                       (leases_before_ms,))
 
