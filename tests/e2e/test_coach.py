@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import struct
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -61,8 +62,15 @@ async def current_question(coach, user_id):
 
 
 async def answer_interview(fake, coach, user, message, *, right: bool, seconds: int, expect=1):
-    """Answer the interview question in `message` after `seconds`; returns (toast, new messages)."""
-    _, question = await current_question(coach, user.id)
+    """Answer the interview question in `message` after `seconds`; returns (toast, new messages).
+
+    The clock moves on only once the bot has noted when it asked (right after the send the test
+    saw), so the answer time is the `seconds` given."""
+    for _ in range(200):
+        interview, question = await current_question(coach, user.id)
+        if interview.message_id == message["message_id"] and interview.asked_at_ms is not None:
+            break
+        await asyncio.sleep(0.01)
     key = question.correct if right else next(k for k in question.option_keys
                                               if k != question.correct)
     coach.clock.advance(seconds=seconds)

@@ -133,9 +133,9 @@ async def test_a_new_first_name_replaces_the_stored_one_and_the_same_writes_noth
     if db.dialect != "sqlite":
         pytest.skip("counts writes with SQLite's total_changes")
     await users.ensure_user(db, user_id=21, first_name="Ada", language="en", now=1)
-    before = db.conn.total_changes
+    before = db.writer.total_changes
     same = await users.ensure_user(db, user_id=21, first_name="Ada", language="en", now=2)
-    assert same.first_name == "Ada" and db.conn.total_changes == before
+    assert same.first_name == "Ada" and db.writer.total_changes == before
     renamed = await users.ensure_user(db, user_id=21, first_name="Ada L.", language="tr", now=3)
     assert renamed.first_name == "Ada L." and renamed.language == "en"
     assert (await users.get_user(db, user_id=21)).first_name == "Ada L."
