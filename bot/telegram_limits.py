@@ -100,6 +100,30 @@ class CoachRateLimiter(AIORateLimiter):
         if wait > 0:
             await asyncio.sleep(wait)
 
+    async def _shared_turns(self, retried: Callable[..., Coroutine[Any, Any, Any]],
+                            endpoint: str, data: dict[str, Any],
+                            rate_limit_args: int | None) -> Any:
+        """A send with a turn from the shared budget; after a 429 every instance pauses (the
+        budget goes into debt for Telegram's retry_after) and the retry takes a new turn, so
+        retries never come on top of the paced sends."""
+        for attempt_no in range(SHARED_RETRIES + 1):
+            await self._take_turn(data)
+            try:
+                return await super().process_request(retried, (), {}, endpoint, data,
+                                                      rate_limit_args)
+            except RetryAfter as exc:
+                if attempt_no == SHARED_RETRIES:
+                    raise
+                seconds = retry_seconds(exc)
+                log.info("%s: 429, every instance pauses %.1f s", endpoint, seconds)
+                assert self.shared_db is not None
+                try:
+                    await coordination.pause_sends(self.shared_db, seconds=seconds)
+                except Exception as error:  # noqa: BLE001 - then only this send waits
+                    log.warning("could not pause the shared budget (%s)", type(error).__name__)
+                    await asyncio.sleep(seconds)
+        return None
+
     async def process_request(self, callback: Callable[..., Coroutine[Any, Any, Any]], args: Any,
                               kwargs: dict[str, Any], endpoint: str, data: dict[str, Any],
                               rate_limit_args: int | None) -> Any:
@@ -115,7 +139,7 @@ class CoachRateLimiter(AIORateLimiter):
 
         if endpoint not in UNQUEUED:
             if self.shared_db is not None:
-                await self._take_turn(data)
+                return await self._shared_turns(retried, endpoint, data, rate_limit_args)
             return await super().process_request(retried, (), {}, endpoint, data,
                                                   rate_limit_args)
         for attempt_no in range(3):
@@ -156,10 +180,17 @@ SHARED_GROUP_PER_MINUTE = 10
 SHARED_GROUP_BURST = 10
 
 
+SHARED_RETRIES = 5
+
+
 def shared_limiter() -> CoachRateLimiter:
-    """For several instances: pacing comes from the database (`share_budget`, called once it
-    is open); AIORateLimiter's own buckets are off and only its 429 retries remain."""
-    shared = CoachRateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=5)
+    """For several instances: turns come from the database (`share_budget`, called once it is
+    open). Each process also keeps its own steady pace (one send at a time at the same rate), so
+    that a send its event loop delayed does not land next to the following one; and 429s are
+    retried with a new turn (`_shared_turns`), not by AIORateLimiter."""
+    steady = max(int(30 * HEADROOM), 1)
+    shared = CoachRateLimiter(overall_max_rate=1, overall_time_period=1 / steady,
+                              group_max_rate=0, max_retries=0)
     shared.wants_shared_budget = True
     return shared
 

@@ -138,6 +138,12 @@ _TAKE_SENDS = (
     " RETURNING tokens, per_second")
 
 
+async def pause_sends(db: Database, *, seconds: float) -> None:
+    """Telegram answered 429: every instance's next turn comes `seconds` later."""
+    await db.execute("UPDATE send_budget SET tokens = LEAST(tokens, 0) - ? * per_second"
+                     " WHERE scope = 'all'", (seconds,))
+
+
 async def take_sends(db: Database, buckets: list[tuple[str, float, float]]) -> float:
     """Take one send from each (scope, per_second, burst) bucket; seconds to wait before
     sending (0: at once). PostgreSQL only: one process on SQLite paces itself in memory."""

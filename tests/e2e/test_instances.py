@@ -254,3 +254,39 @@ async def test_the_group_budget_is_shared_too(postgres_url: str):
     with contextlib.suppress(asyncpg.PostgresError):
         await first.close()
     await second.close()
+
+
+async def test_after_a_429_every_instance_pauses_and_the_retry_takes_a_new_turn(
+        postgres_url: str):
+    first, second = await Database.open(postgres_url), await Database.open(postgres_url)
+    limiters = [telegram_limits.shared_limiter(), telegram_limits.shared_limiter()]
+    for limiter, db in zip(limiters, (first, second), strict=True):
+        limiter.share_budget(db)
+    async with FakeTelegram(spec_path=API_SPEC) as fake:
+        ada, bob = fake.user(6101, "Ada"), fake.user(6102, "Bob")
+        for user in (ada, bob):
+            fake.send_message(user, "/start")
+        bots = [ExtBot(fake.token, base_url=fake.base_url, rate_limiter=limiter)
+                for limiter in limiters]
+        for bot in bots:
+            await bot.initialize()
+        try:
+            fake.fail_next("sendMessage", 429, retry_after=1, chat_id=ada.id)
+            started = time.monotonic()
+            refused = asyncio.create_task(bots[0].send_message(ada.id, "retried"))
+            await fake.wait_until(lambda: any(not c.ok for c in fake.calls), timeout=5)
+            await asyncio.sleep(0.1)  # the pause is written
+            # The other instance's send, made during the pause, waits for it too.
+            other_started = time.monotonic()
+            await bots[1].send_message(bob.id, "after the pause")
+            assert time.monotonic() - other_started >= 0.7
+            await refused
+            assert time.monotonic() - started >= 0.9  # the retry waited Telegram's retry_after
+            assert [m["text"] for m in fake.bot_messages(ada.id)] == ["retried"]
+            assert [m["text"] for m in fake.bot_messages(bob.id)] == ["after the pause"]
+            assert fake.stats.too_many_requests == 0  # the 429 was injected, not earned
+        finally:
+            for bot in bots:
+                await bot.shutdown()
+    await first.close()
+    await second.close()
