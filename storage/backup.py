@@ -32,6 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", type=Path,
                         default=Path(os.environ.get("DATABASE_PATH", "data/coach.sqlite3")))
     args = parser.parse_args(argv)
+    if os.environ.get("DATABASE_URL") and "--db" not in (argv or sys.argv[1:]):
+        # The bot keeps its data in PostgreSQL: the SQLite file here is not it.
+        print("DATABASE_URL is set: back PostgreSQL up with its own tools (pg_dump), or pass "
+              "--db to copy a SQLite file", file=sys.stderr)
+        return 2
     if not args.db.exists():
         print(f"{args.db} does not exist", file=sys.stderr)
         return 1

@@ -93,6 +93,14 @@ async def test_online_backup_of_a_live_database(tmp_path):
     assert stat.S_IMODE(os.stat(dest).st_mode) == 0o600
 
 
+def test_backup_refuses_when_the_data_is_in_postgresql(tmp_path, monkeypatch, capsys):
+    from storage.backup import main as backup_main
+
+    monkeypatch.setenv("DATABASE_URL", "postgresql://coach:pw@db/coach")
+    assert backup_main([str(tmp_path / "copy.sqlite3")]) == 2
+    assert "pg_dump" in capsys.readouterr().err and not (tmp_path / "copy.sqlite3").exists()
+
+
 async def test_an_older_schema_is_migrated_with_its_data(tmp_path):
     import sqlite3
 
