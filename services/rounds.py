@@ -218,16 +218,35 @@ class RoundEngine:
         self.jobs.run_once(self._step_job, delay, data=(chat_id, fired, generation),
                            name=step_name(chat_id), job_kwargs=LATE_OK)
 
-    def schedule_ticks(self, rnd: store.Round, state: domain.QuestionState) -> None:
+    async def schedule_ticks(self, rnd: store.Round, state: domain.QuestionState) -> None:
+        """Set the countdown's refreshes in this process. With several instances the next one
+        is also a row that whichever instance comes first claims, and that another takes over
+        if this one dies (`take_over`); each refresh moves the row on to the one after it."""
         remove_jobs(self.jobs, tick_name(rnd.chat_id))
-        every = self.services.settings.round_tick_seconds
-        now = self.now_ms()
         assert state.opened_at_ms is not None and state.deadline_ms is not None
-        for at in domain.tick_times(state.opened_at_ms, state.deadline_ms, every):
-            if at > now:
-                self.jobs.run_once(
-                    self._tick_job, (at - now) / 1000, name=tick_name(rnd.chat_id),
-                    data=(rnd.chat_id, rnd.id, state.position, (state.deadline_ms - at) // 1000))
+        now = self.now_ms()
+        for at in self._tick_times(state, after=now):
+            self.jobs.run_once(
+                self._tick_job, (at - now) / 1000, name=tick_name(rnd.chat_id),
+                data=(rnd.chat_id, rnd.id, state.position, (state.deadline_ms - at) // 1000))
+        await self._next_tick_row(rnd, state)
+
+    def _tick_times(self, state: domain.QuestionState, *, after: int) -> list[int]:
+        assert state.opened_at_ms is not None and state.deadline_ms is not None
+        every = self.services.settings.round_tick_seconds
+        return [at for at in domain.tick_times(state.opened_at_ms, state.deadline_ms, every)
+                if at > after]
+
+    async def _next_tick_row(self, rnd: store.Round, state: domain.QuestionState) -> None:
+        if not self.shared:
+            return
+        upcoming = self._tick_times(state, after=self.now_ms())
+        if not upcoming:
+            await coordination.cancel_timer(self.services.db, name=tick_name(rnd.chat_id))
+            return
+        await coordination.set_timer(self.services.db, name=tick_name(rnd.chat_id),
+                                     due_at_ms=upcoming[0],
+                                     payload=json.dumps([rnd.id, state.position]))
 
     def adopt(self, chat_id: int, timer: coordination.Timer) -> None:
         """At start-up, with several instances: take the round's next step now unless another
@@ -238,9 +257,14 @@ class RoundEngine:
 
     async def cancel_timers(self, chat_id: int) -> None:
         remove_jobs(self.jobs, step_name(chat_id))
-        remove_jobs(self.jobs, tick_name(chat_id))
+        await self.cancel_ticks(chat_id)
         if self.shared:
             await coordination.cancel_timer(self.services.db, name=step_name(chat_id))
+
+    async def cancel_ticks(self, chat_id: int) -> None:
+        remove_jobs(self.jobs, tick_name(chat_id))
+        if self.shared:
+            await coordination.cancel_timer(self.services.db, name=tick_name(chat_id))
 
     async def _step_job(self, context: CallbackContext) -> None:
         assert context.job is not None
@@ -273,8 +297,13 @@ class RoundEngine:
             self.services.db, due_by_ms=self.now_ms() - TAKE_OVER_AFTER_MS, now_ms=now,
             lease_ms=self.lease_ms)
         for timer in claimed:
-            chat_id = chat_of(timer.name)
-            if chat_id is None:
+            if (chat_id := chat_of(timer.name, tick_name)) is not None:
+                # A countdown refresh its instance did not live to make: the time left now.
+                round_id, position = json.loads(timer.payload)
+                await self._tick_claimed(chat_id, round_id, position, None, timer.generation,
+                                         taken_over=True)
+                continue
+            if (chat_id := chat_of(timer.name, step_name)) is None:
                 continue
             fired = json.loads(timer.payload) if timer.payload else None
             log.info("taking over the round timer of chat %s", chat_id)
@@ -285,6 +314,39 @@ class RoundEngine:
         assert context.job is not None
         chat_id, round_id, position, seconds_left = cast(tuple[int, int, int, int],
                                                          context.job.data)
+        if not self.shared:
+            await self._tick(chat_id, round_id, position, seconds_left)
+            return
+        generation = await coordination.claim_due_timer(
+            self.services.db, name=tick_name(chat_id), due_by_ms=self.now_ms(),
+            now_ms=wall_ms(), lease_ms=self.lease_ms)
+        if generation is not None:  # else another instance made this refresh
+            await self._tick_claimed(chat_id, round_id, position, seconds_left, generation,
+                                     taken_over=False)
+
+    async def _tick_claimed(self, chat_id: int, round_id: int, position: int,
+                            seconds_left: int | None, generation: int, *,
+                            taken_over: bool) -> None:
+        """A claimed countdown refresh (several instances). The row first moves on to the
+        next refresh, so that one is claimable however long this edit takes; an instance taking
+        over also sets the refreshes after it for itself."""
+        db = self.services.db
+        try:
+            rnd = await store.get_round(db, round_id=round_id)
+            state = await store.get_question(db, round_id=round_id, position=position)
+            if rnd is None or not rnd.is_running or state is None \
+                    or state.closed_at_ms is not None or state.deadline_ms is None:
+                return
+            if taken_over:
+                await self.schedule_ticks(rnd, state)
+            else:
+                await self._next_tick_row(rnd, state)
+            await self._tick(chat_id, round_id, position, seconds_left)
+        finally:
+            await coordination.finish_timer(db, name=tick_name(chat_id), generation=generation)
+
+    async def _tick(self, chat_id: int, round_id: int, position: int,
+                    seconds_left: int | None) -> None:
         async with self.lock(chat_id):
             try:
                 await self.refresh_countdown(round_id, position, seconds_left)
@@ -352,7 +414,7 @@ class RoundEngine:
                     continue
                 await self.schedule_step(chat_id, (step.deadline_ms - now) / 1000,
                                          ("deadline", step.position))
-                self.schedule_ticks(rnd, questions[step.position - 1])
+                await self.schedule_ticks(rnd, questions[step.position - 1])
                 return
             if isinstance(step, domain.Open):
                 due_in = 0.0 if fired == ("open", step.position) else (step.due_ms - now) / 1000
@@ -392,8 +454,10 @@ class RoundEngine:
         await store.set_message(db, round_id=rnd.id, position=state.position,
                                 message_id=sent.message_id)
 
-    async def refresh_countdown(self, round_id: int, position: int, seconds_left: int) -> None:
-        """Edit the time left and how many have answered into the question, budget permitting."""
+    async def refresh_countdown(self, round_id: int, position: int,
+                                seconds_left: int | None) -> None:
+        """Edit the time left (None: as the clock says now) and how many have answered into the
+        question, budget permitting."""
         db = self.services.db
         rnd = await store.get_round(db, round_id=round_id)
         state = await store.get_question(db, round_id=round_id, position=position)
@@ -406,6 +470,9 @@ class RoundEngine:
         question = self.services.bank.questions.get(state.question_id)
         if question is None:
             return
+        if seconds_left is None:
+            assert state.deadline_ms is not None
+            seconds_left = domain.seconds_left(state.deadline_ms, self.now_ms())
         answered = await store.answer_count(db, round_id=round_id, position=position)
         view = self.view(rnd.language)
         text = view.question(rnd, position, question, seconds_left=seconds_left,
@@ -418,7 +485,7 @@ class RoundEngine:
         """Close the question, edit the right answer into it, post the explanation and who got
         it right, fastest first."""
         db = self.services.db
-        remove_jobs(self.jobs, tick_name(rnd.chat_id))
+        await self.cancel_ticks(rnd.chat_id)
         await store.close_question(db, round_id=rnd.id, position=position, now_ms=self.now_ms())
         state = await store.get_question(db, round_id=rnd.id, position=position)
         question = self.services.bank.questions.get(state.question_id) if state else None
@@ -480,12 +547,11 @@ def step_name(chat_id: int) -> str:
     return f"round-{chat_id}"
 
 
-def chat_of(timer_name: str) -> int | None:
-    """The chat of a round timer's name (step_name), or None for another kind of timer."""
-    prefix, _, rest = timer_name.partition("round-")
-    if prefix or not rest.lstrip("-").isdigit():
-        return None
-    return int(rest)
+def chat_of(timer_name: str, kind: Callable[[int], str]) -> int | None:
+    """The chat in a timer's name of this kind (step_name, tick_name), or None."""
+    prefix = kind(0)[:-1]
+    rest = timer_name[len(prefix):] if timer_name.startswith(prefix) else ""
+    return int(rest) if rest.lstrip("-").isdigit() else None
 
 
 def wall_ms() -> int:

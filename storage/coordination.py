@@ -53,6 +53,16 @@ async def claim_timer(db: Database, *, name: str, generation: int, now_ms: int,
     return changed == 1
 
 
+async def claim_due_timer(db: Database, *, name: str, due_by_ms: int, now_ms: int,
+                          lease_ms: int) -> int | None:
+    """Claim this timer if it is due by `due_by_ms` and nobody holds it; its generation."""
+    row = await db.fetchone(
+        "UPDATE timers SET claimed_until_ms = ? WHERE name = ? AND due_at_ms <= ?"
+        " AND claimed_until_ms <= ? RETURNING generation",
+        (now_ms + lease_ms, name, due_by_ms, now_ms))
+    return int(row[0]) if row else None
+
+
 async def claim_due_timers(db: Database, *, due_by_ms: int, now_ms: int, lease_ms: int,
                            limit: int = 20) -> list[Timer]:
     """Claim timers due by `due_by_ms` that nobody holds (their instance died, or never got to

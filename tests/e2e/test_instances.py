@@ -290,3 +290,43 @@ async def test_after_a_429_every_instance_pauses_and_the_retry_takes_a_new_turn(
                 await bot.shutdown()
     await first.close()
     await second.close()
+
+
+async def test_a_countdown_left_by_a_dead_instance_is_taken_over(tmp_path: Path,
+                                                                 postgres_url: str,
+                                                                 monkeypatch):
+    """The instance that set a question's countdown refresh is gone (its in-memory timer with
+    it): another instance finds the refresh overdue in the database and makes it, showing the
+    time left as it is then, and sets the next one."""
+    from services.rounds import remove_jobs, tick_name
+    from tests.e2e.harness import BotRunner
+
+    monkeypatch.setenv("DATABASE_URL", postgres_url)
+    async with FakeTelegram(spec_path=API_SPEC) as fake:
+        ada = fake.user(4201, "Ada")
+        fake.group(GROUP, "Prep", members={ada: "administrator"})
+        runner = BotRunner(fake, tmp_path, round_min_seconds=1, round_pause_seconds=0.1,
+                           round_tick_seconds=10)
+        await runner.start()
+        try:
+            fake.send_message(ada, "/round 1 30", chat_id=GROUP)
+            await fake.wait_until(lambda: len(question_messages(fake)) == 1, timeout=10)
+            engine = runner.app.bot_data["round_engine"]
+            db = runner.services.db
+            for _ in range(100):  # the refresh row is written right after the question is sent
+                row = await db.fetchone("SELECT due_at_ms FROM timers WHERE name = ?",
+                                        (tick_name(GROUP),))
+                if row is not None:
+                    break
+                await asyncio.sleep(0.02)
+            assert row is not None  # the next refresh (20 s left) is a row any instance sees
+            remove_jobs(engine.jobs.jobs, tick_name(GROUP))  # as if its instance had died
+            runner.clock.advance(seconds=13)  # 3 s past it: 17 s left
+            await engine.take_over()
+            await fake.wait_until(lambda: "17 s left" in question_messages(fake)[0]["text"],
+                                  timeout=5)
+            after = await db.fetchone("SELECT due_at_ms FROM timers WHERE name = ?",
+                                      (tick_name(GROUP),))
+            assert after is not None and after["due_at_ms"] == row["due_at_ms"] + 10_000
+        finally:
+            await runner.stop()
