@@ -27,7 +27,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import aiohttp
-from aiohttp import web
 
 from bench.e2e import (
     Load,
@@ -43,66 +42,18 @@ from bench.e2e import (
 from bench.report import Result, check, median, ms
 from bot.telegram_limits import SHARED_PER_SECOND
 from fake_telegram import FakeTelegram
+from fake_telegram.balancer import Balancer
 from fake_telegram.spec import SPEC_BESIDE_CHECKOUT, find_spec
 from tests.postgres import PostgresServer, free_port, missing
 
 SECRET = "bench-instances-secret"
 READY_SECONDS = 90.0  # a loaded machine starts the bot slowly; beyond this, it is broken
-SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 
 @dataclass(frozen=True)
 class Sizes:
     compare: Load  # SQLite against PostgreSQL: the e2e part's load
     instances: Load  # one instance against two
-
-
-class Balancer:
-    """Spreads the webhook's posts over the instances in turn, like a load balancer (the same
-    logic as the one in tests/e2e/test_instances.py); an instance that does not answer is
-    skipped."""
-
-    def __init__(self, ports: list[int]) -> None:
-        self.ports = ports
-        self.port = free_port()
-        self.turn = 0
-        self._runner: web.AppRunner | None = None
-        self._session: aiohttp.ClientSession | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/hook"
-
-    async def start(self) -> None:
-        app = web.Application()
-        app.router.add_post("/hook", self._forward)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
-        self._session = aiohttp.ClientSession()
-
-    async def stop(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
-
-    async def _forward(self, request: web.Request) -> web.Response:
-        assert self._session is not None
-        body = await request.read()
-        for _ in range(len(self.ports)):
-            port = self.ports[self.turn % len(self.ports)]
-            self.turn += 1
-            try:
-                async with self._session.post(
-                        f"http://127.0.0.1:{port}/hook", data=body, headers={
-                            "Content-Type": "application/json",
-                            SECRET_HEADER: request.headers.get(SECRET_HEADER, "")},
-                        timeout=aiohttp.ClientTimeout(total=5)) as answer:
-                    return web.Response(status=answer.status, body=await answer.read())
-            except (TimeoutError, aiohttp.ClientError):
-                continue  # that instance is gone: the next one takes the post
-        return web.Response(status=502)
 
 
 def _stat_fields(pid: int) -> list[str] | None:

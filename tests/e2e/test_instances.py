@@ -7,85 +7,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import re
 import signal
 import time
 from pathlib import Path
 
-import aiohttp
 import asyncpg
 import httpx
 import pytest
-from aiohttp import web
 from telegram.ext import ExtBot
 
 from bot import callbacks, telegram_limits
 from fake_telegram import FakeTelegram
+from fake_telegram.balancer import Balancer, free_port
 from questions.loader import load_bank
 from storage.db import Database
 from tests.conftest import TEST_BANK
-from tests.e2e.test_process import free_port, start_bot_process
+from tests.e2e.test_process import start_bot_process
 from tests.shared_files import API_SPEC
 
 pytestmark = pytest.mark.postgres
 GROUP = -1009876543210
 SECRET = "two-instances-secret"
-
-
-class Balancer:
-    """Spreads the webhook's posts over the instances in turn, like a load balancer; an
-    instance that does not answer is skipped (its connection is refused once it is dead)."""
-
-    def __init__(self, ports: list[int]) -> None:
-        self.ports = ports
-        self.port = free_port()
-        self.turn = 0
-        self.handled_by: list[tuple[int, dict]] = []  # (port, update) in arrival order
-        self._runner: web.AppRunner | None = None
-        self._session: aiohttp.ClientSession | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/hook"
-
-    async def start(self) -> None:
-        app = web.Application()
-        app.router.add_post("/hook", self._forward)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
-        self._session = aiohttp.ClientSession()
-
-    async def stop(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
-
-    async def _forward(self, request: web.Request) -> web.Response:
-        assert self._session is not None
-        body = await request.read()
-        for _ in range(len(self.ports)):
-            port = self.ports[self.turn % len(self.ports)]
-            self.turn += 1
-            try:
-                async with self._session.post(
-                        f"http://127.0.0.1:{port}/hook", data=body, headers={
-                            "Content-Type": "application/json",
-                            "X-Telegram-Bot-Api-Secret-Token": request.headers.get(
-                                "X-Telegram-Bot-Api-Secret-Token", "")},
-                        timeout=aiohttp.ClientTimeout(total=5)) as answer:
-                    if answer.status == 200:
-                        self.handled_by.append((port, json.loads(body)))
-                    return web.Response(status=answer.status, body=await answer.read())
-            except (TimeoutError, aiohttp.ClientError):
-                continue  # that instance is gone: the next one takes the post
-        return web.Response(status=502)
-
-    def port_that_handled(self, text: str) -> int:
-        return next(port for port, update in self.handled_by
-                    if update.get("message", {}).get("text") == text)
 
 
 async def ready(port: int) -> None:
