@@ -58,3 +58,20 @@ async def test_rowcounts_returning_and_rollback(postgres_url):
             await db.execute("INSERT INTO users (user_id, created_at) VALUES (?, ?)", (7, 2))
     finally:
         await db.close()
+
+
+async def test_check_reads_postgresql_without_showing_the_password(postgres_url, capsys,
+                                                                    tmp_path):
+    from bot import cli
+    from tests.conftest import make_settings
+
+    with_password = postgres_url.replace("postgres@", "postgres:sekrit@")
+    settings = make_settings(tmp_path, database_url=with_password)
+    assert await asyncio.to_thread(cli.check, settings) == 0
+    out = capsys.readouterr().out
+    assert f"schema v0, will migrate to v{latest_version()}" in out
+    unreachable = make_settings(tmp_path, database_url=with_password.replace(
+        postgres_url.split(":")[2].split("/")[0], "1"))
+    assert await asyncio.to_thread(cli.check, unreachable) == 1
+    out = capsys.readouterr().out
+    assert "cannot read PostgreSQL" in out and "sekrit" not in out
