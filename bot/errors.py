@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import sys
 from datetime import datetime, timedelta
 
-import asyncpg
 from telegram import Update
 from telegram.error import TelegramError
 
@@ -73,15 +73,21 @@ async def alert_admins(update: object, context: CoachContext, error: BaseExcepti
             log.warning("could not alert admin %d: %s", admin_id, type(exc).__name__)
 
 
-DATABASE_UNAVAILABLE: tuple[type[BaseException], ...] = (
-    sqlite3.OperationalError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
-    asyncpg.InsufficientResourcesError, ConnectionRefusedError)
+def database_unavailable(error: BaseException | None) -> bool:
+    """Locked past the busy timeout, read-only or full disk, or the PostgreSQL server gone.
+    (asyncpg is loaded only with PostgreSQL; until it is, no error can come from it.)"""
+    if isinstance(error, sqlite3.OperationalError | ConnectionRefusedError):
+        return True
+    asyncpg = sys.modules.get("asyncpg")
+    return asyncpg is not None and isinstance(error, asyncpg.PostgresConnectionError
+                                              | asyncpg.InterfaceError
+                                              | asyncpg.InsufficientResourcesError)
 
 
 async def error_handler(update: object, context: CoachContext) -> None:
     """Logs first, then tells the user briefly; never raises."""
     error = context.error
-    if isinstance(error, DATABASE_UNAVAILABLE):
+    if database_unavailable(error):
         # Locked past the busy timeout, read-only or full disk, or the PostgreSQL server gone:
         # one clear line, no traceback; nothing was written (the transaction rolled back) and
         # the next update tries again.

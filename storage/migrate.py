@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+import asyncpg
+
 from storage.db import (
     Database,
     PostgresDatabase,
     SchemaTooNew,
-    asyncpg,
     is_postgres_url,
     latest_version,
 )

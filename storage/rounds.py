@@ -10,7 +10,7 @@ from typing import Final, Literal
 
 from domain.rounds import QuestionState, Standing
 from storage.answers import NewAnswer
-from storage.db import Conn, Database, IntegrityError
+from storage.db import Conn, Database, integrity_errors
 
 RUNNING: Final = "running"
 FINISHED: Final = "finished"
@@ -68,7 +68,7 @@ async def create_round(db: Database, *, chat_id: int, started_by: int, language:
             await conn.executemany(
                 "INSERT INTO round_questions (round_id, position, question_id) VALUES (?, ?, ?)",
                 [(round_id, position, qid) for position, qid in enumerate(question_ids, 1)])
-    except IntegrityError:
+    except integrity_errors():
         return None
     return Round(round_id, chat_id, started_by, language, seconds, RUNNING, now,
                  len(question_ids), thread_id)
