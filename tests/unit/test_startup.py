@@ -40,7 +40,8 @@ def test_invalid_bank_is_refused_with_its_problems(tmp_path):
 
 
 def test_missing_token_start_imports_no_chart_library_fake_server_or_web_server(tmp_path):
-    """Matplotlib loads with the first chart, fake_telegram and aiohttp only for `play`."""
+    """Matplotlib loads with the first chart, fake_telegram only for `play`, aiohttp's web
+    server only in webhook mode, asyncpg only with PostgreSQL."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "QUESTIONS_"))}
     clean["PYTHONPATH"] = str(ROOT)
     result = subprocess.run([sys.executable, "-X", "importtime", "-m", "bot"], cwd=tmp_path,
@@ -50,6 +51,6 @@ def test_missing_token_start_imports_no_chart_library_fake_server_or_web_server(
                 if line.startswith("import time:") and "|" in line}
     assert "bot.cli" in imported  # the trace is there
     heavy = sorted(name for name in imported
-                   if name.split(".")[0] in ("matplotlib", "fake_telegram")
+                   if name.split(".")[0] in ("matplotlib", "fake_telegram", "asyncpg")
                    or name == "aiohttp.web" or name.startswith("aiohttp.web_"))
     assert heavy == []
