@@ -188,8 +188,7 @@ def shared_limiter() -> CoachRateLimiter:
     open). Each process also keeps its own steady pace (one send at a time at the same rate), so
     that a send its event loop delayed does not land next to the following one; and 429s are
     retried with a new turn (`_shared_turns`), not by AIORateLimiter."""
-    steady = max(int(30 * HEADROOM), 1)
-    shared = CoachRateLimiter(overall_max_rate=1, overall_time_period=1 / steady,
+    shared = CoachRateLimiter(overall_max_rate=1, overall_time_period=1 / SHARED_PER_SECOND,
                               group_max_rate=0, max_retries=0)
     shared.wants_shared_budget = True
     return shared

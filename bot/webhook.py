@@ -22,7 +22,7 @@ from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
-from bot.app import ALLOWED_UPDATES
+from bot.app import ALLOWED_UPDATES, stop_app
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -157,15 +157,9 @@ async def serve(app: Application, settings: Settings, *, stop: asyncio.Event | N
         if runner is not None:
             endpoints.draining = True
             await runner.cleanup()
-        # As run_webhook (and bot.app.stop_app) do it; app.stop() processes what is queued.
+        # As run_webhook does it; app.stop() processes what is queued.
         try:
-            if app.running:
-                await app.stop()
-                if app.post_stop:
-                    await app.post_stop(app)
-            await app.shutdown()
-            if app.post_shutdown:
-                await app.post_shutdown(app)
+            await stop_app(app)
         finally:
             for sig in own_signals:
                 loop.remove_signal_handler(sig)

@@ -1,7 +1,7 @@
 """What instances sharing one database coordinate through it (storage/migrations 0013):
 timers any instance can fire once, leases held by one instance at a time, buttons handled
-once, and Telegram's send budget. With SQLite (one process) only the timers' and buttons'
-tables are used where a feature asks for them; the rest is for PostgreSQL.
+once, and Telegram's send budget. Only databases several processes share (PostgreSQL) use
+them; one process on SQLite keeps this in memory, and its tables stay empty.
 
 Claims and leases are timed by the wall clock in milliseconds (`now_ms` from the caller), and
 each is a single conditional statement, so two instances can never both win one.

@@ -3,8 +3,8 @@ several instances on one server). One API over both, versioned migrations per di
 transactions.
 
 Storage modules write portable SQL with `?` placeholders (PostgreSQL gets them as $1, $2...) and
-take a `Conn` in their transaction: aiosqlite's connection itself, or `PgConn`, which answers the
-same calls (execute with rowcount, execute_fetchall, executemany) over asyncpg.
+take a `Conn` in their transaction: `SyncConn` on SQLite, or `PgConn` over asyncpg. Both answer
+the calls aiosqlite's connection answers (execute with rowcount, execute_fetchall, executemany).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def integrity_errors() -> tuple[type[Exception], ...]:
 
 
 class Conn(Protocol):
-    """A connection inside a transaction (aiosqlite.Connection or PgConn)."""
+    """A connection inside a transaction (SyncConn or PgConn)."""
 
     def execute(self, sql: str, parameters: Any = ..., /) -> Any: ...
     async def execute_fetchall(self, sql: str, parameters: Any = ..., /) -> Iterable[Row]: ...
@@ -75,8 +75,8 @@ def latest_version() -> int:
 
 
 async def fetch_one(conn: Conn, sql: str, params: Iterable[Any] = ()) -> Row | None:
-    """One row, read inside a transaction the caller holds, in a single hop to SQLite's thread
-    (`execute` + `fetchone` + `close` take three; record_answer runs for every tap of a burst)."""
+    """One row, read inside a transaction the caller holds, in one call (PostgreSQL: one round
+    trip instead of a cursor's execute, fetch and close)."""
     rows = list(await conn.execute_fetchall(sql, tuple(params)))
     return rows[0] if rows else None
 
@@ -384,7 +384,7 @@ def _changed(status: str) -> int:
 
 
 class PgCursor:
-    """What storage reads from a statement: rows, rowcount (aiosqlite's cursor, in short)."""
+    """What storage reads from a statement: rows, rowcount (a cursor's, in short)."""
 
     lastrowid = None  # PostgreSQL has none: inserts that need their id say RETURNING id
 
@@ -403,7 +403,7 @@ class PgCursor:
 
 
 class _Statement:
-    """Awaitable, and usable with `async with`, like aiosqlite's `execute`."""
+    """Awaitable, and usable with `async with`, like SyncConn's `execute`."""
 
     def __init__(self, run: Any) -> None:
         self._run = run
@@ -419,7 +419,8 @@ class _Statement:
 
 
 class PgConn:
-    """An asyncpg connection answering the calls storage makes on aiosqlite's."""
+    """An asyncpg connection (or the pool, for a statement on its own) answering the calls
+    storage makes on SyncConn."""
 
     def __init__(self, raw: Any) -> None:
         self.raw = raw
@@ -472,6 +473,7 @@ class PostgresDatabase(Database):
     def __init__(self, pool: Any, url: str) -> None:
         self.pool = pool
         self.url = url
+        self._direct = PgConn(pool)  # a statement outside a transaction, on any connection
 
     @classmethod
     async def connect(cls, url: str, *, max_size: int = 10) -> PostgresDatabase:
@@ -526,13 +528,10 @@ class PostgresDatabase(Database):
             yield PgConn(conn)
 
     async def fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
-        return await self.pool.fetch(to_postgres(sql)[0], *tuple(params))
+        return await self._direct.execute_fetchall(sql, params)
 
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
-        text, returns_rows = to_postgres(sql)
-        if returns_rows:
-            return len(await self.pool.fetch(text, *tuple(params)))
-        return _changed(await self.pool.execute(text, *tuple(params)))
+        return (await self._direct.execute(sql, params)).rowcount
 
     async def tables_with_column(self, column: str) -> list[str]:
         rows = await self.fetchall(
