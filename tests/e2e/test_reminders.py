@@ -311,7 +311,10 @@ async def test_a_burst_drains_at_the_rate_limit_in_due_order(tmp_path):
     fake, sends, _ = await burst(tmp_path, 40)
     assert len(sends) == 40 and all(c.ok for c in sends)
     order = [int(c.chat_id) % 2 for c in sends]
-    assert order == [0] * 20 + [1] * 20  # every 08:59 one before any 09:00 one
+    # Earliest first: they are claimed and started in due order. Sends in flight together may
+    # reach the server a place or two apart (each on its own connection), no more.
+    assert order.count(0) == 20 and order.index(1) >= 20 - 3
+    assert max(i for i, o in enumerate(order) if o == 0) < 20 + 3
     assert fake.stats.max_per_second() <= 30
     assert fake.stats.too_many_requests == 0 and fake.violations == []
 
