@@ -93,6 +93,9 @@ async def _run_bot(fake: FakeTelegram, args: argparse.Namespace, database: Path,
     if bank is None:
         return 1
     fake.listeners.append(_print_violation)
+    # Ctrl+C and SIGTERM are ours before anyone is told the address: a stop sent the moment it
+    # appears must still stop the bot cleanly and remove the temporary database.
+    stop = _stop_on_signals()
     app = build_application(settings, bank=bank, rate_limiter=telegram_limits.limiter())
     await start_polling_app(app, poll_seconds=10)
     url = f"http://{args.host}:{fake.port}/play/"
@@ -108,7 +111,7 @@ async def _run_bot(fake: FakeTelegram, args: argparse.Namespace, database: Path,
         with contextlib.suppress(Exception):
             webbrowser.open(url)
     try:
-        await _until_stopped()
+        await stop.wait()
     finally:
         await stop_app(app)
     return 0
@@ -124,13 +127,14 @@ def _has_display() -> bool:
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-async def _until_stopped() -> None:
+def _stop_on_signals() -> asyncio.Event:
+    """An event set by Ctrl+C or SIGTERM."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):  # Windows
             loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    return stop
 
 
 def run(args: argparse.Namespace) -> int:

@@ -229,6 +229,8 @@ class FakeTelegram(TelegramState):
         except ApiError as err:
             self._violation(name, None, err)
             return _json_response(err.error_code, err.payload())
+        except ConnectionResetError:  # the bot hung up mid-request (it is stopping): no call
+            return web.Response(status=499)
         drop = self._take_drop(self._canonical(name) or name)
         if drop is not None and not drop.after:
             self._record(name, raw, ok=False, error="dropped by drop_next")
