@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
 from domain.numbers import parse_number
@@ -66,7 +66,9 @@ class Schema:
     REQUIRED: ClassVar[int] = -1  # -1: all fields
 
     def encode(self) -> str:
-        values = ["" if v is None else str(v) for v in astuple(self)]  # type: ignore[call-overload]
+        # The fields are flat (str, int, bool): astuple would deep-copy them for nothing.
+        values = ["" if (v := getattr(self, f.name)) is None else str(v)
+                  for f in fields(self)]  # type: ignore[arg-type]
         while values and values[-1] == "" and len(values) > self._required():
             values.pop()
         return encode(self.KIND, *values)

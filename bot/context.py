@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import OrderedDict
+from collections.abc import Hashable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -93,9 +94,9 @@ class RecentEdits:
 
     def __init__(self, limit: int = 20_000) -> None:
         self.limit = limit
-        self._content: OrderedDict[tuple[int, int], str] = OrderedDict()
+        self._content: OrderedDict[tuple[int, int], Hashable] = OrderedDict()
 
-    def remember(self, where: tuple[int, int], content: str) -> bool:
+    def remember(self, where: tuple[int, int], content: Hashable) -> bool:
         """False when `where` already shows `content` (the edit would be refused)."""
         if self._content.get(where) == content:
             return False

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Sequence
 
@@ -153,11 +152,13 @@ async def edit_or_ignore(context: CoachContext, message: MaybeInaccessibleMessag
     """
     if not isinstance(message, Message):  # gone, or too old for the bot to see (date 0)
         return False
-    current = message.text_html if message.text else None
-    if current == text and message.reply_markup == markup:
+    buttons = keyboard_content(markup)
+    # The buttons first: comparing them is cheap, re-rendering the shown text as HTML is not,
+    # and most edits change the keyboard.
+    if buttons == keyboard_content(message.reply_markup) and message.text \
+            and message.text_html == text:
         return False
-    content = json.dumps([text, markup.to_dict() if markup else None], sort_keys=True)
-    if not context.recent_edits.remember((message.chat_id, message.message_id), content):
+    if not context.recent_edits.remember((message.chat_id, message.message_id), (text, buttons)):
         return False
     try:
         await message.edit_text(text, reply_markup=markup)
@@ -168,6 +169,16 @@ async def edit_or_ignore(context: CoachContext, message: MaybeInaccessibleMessag
         return False
     except Forbidden:
         return False
+
+
+def keyboard_content(markup: InlineKeyboardMarkup | None) -> tuple:
+    """What a keyboard shows and does, comparable and hashable (for `edit_or_ignore`)."""
+    if markup is None:
+        return ()
+    return tuple(tuple((b.text, b.callback_data, b.url, b.switch_inline_query,
+                        b.switch_inline_query_current_chat,
+                        b.copy_text.text if b.copy_text else None) for b in row)
+                 for row in markup.inline_keyboard)
 
 
 async def first_tap(context: CoachContext, query: CallbackQuery | None) -> bool:
