@@ -1,7 +1,10 @@
 """The baseline for `make bench`: a minimal python-telegram-bot 22 quiz bot, nothing more.
 
 /quiz sends a question with A-D buttons; a tap is answered, the question is edited to show
-the pick and an explanation is sent. PTB's defaults (updates one at a time) and the standard
+the pick and an explanation is sent with the coach's three buttons under it. The questions are
+the bundled ones the coach's bench users get (backend, mid, English), in the coach's layout, so
+the two bots exchange the same messages; what the baseline leaves out is everything else the
+coach does (storage, progress, selection, spaced repetition, ratings, limits per user). PTB's defaults (updates one at a time) and the standard
 AIORateLimiter at Telegram's rates, retrying a 429 as often as the coach bot does.
 Run: BOT_TOKEN=... BOT_API_BASE_URL=... python -m bench.baseline_bot
 """
@@ -12,7 +15,10 @@ import html
 import logging
 import os
 import random
+import re
+from pathlib import Path
 
+import yaml
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.constants import ParseMode
 from telegram.ext import (
@@ -24,49 +30,49 @@ from telegram.ext import (
     Defaults,
 )
 
-# Question, options, right key, explanation: about the size of a bundled question.
-QUESTIONS = [
-    ("A client receives 304 Not Modified for a resource it requested with If-None-Match. "
-     "What happened, and what does the client do with its cached copy?",
-     {"a": "The server rejected the request; the client must drop the cached copy",
-      "b": "The ETag still matches; the client reuses its cached copy and refreshes its age",
-      "c": "The resource moved; the client follows the Location header",
-      "d": "The cache expired; the client must send the request again without headers"},
-     "b", "304 answers a conditional request whose validator (the ETag) still matches: the body "
-     "is not sent again and the client keeps using what it has, with fresh metadata. A is the "
-     "tempting wrong answer: 304 is not an error."),
-    ("Two transactions read the same row, both add 10 to a counter and commit under READ "
-     "COMMITTED. The counter started at 0. What can it end at, and why?",
-     {"a": "Always 20: each transaction sees the other's commit",
-      "b": "10 or 20: a lost update is possible without SELECT ... FOR UPDATE or an atomic "
-           "UPDATE",
-      "c": "Always 10: READ COMMITTED serialises writers",
-      "d": "The second commit always fails with a serialization error"},
-     "b", "Both may read 0 before either commits, so both write 10. UPDATE t SET n = n + 10 "
-     "(atomic) or a row lock avoids the lost update; READ COMMITTED alone does not."),
-    ("A React component fetches data in useEffect with an empty dependency array, but in "
-     "development the request is sent twice. What is the most likely reason?",
-     {"a": "React StrictMode mounts, unmounts and remounts components in development",
-      "b": "useEffect always runs twice",
-      "c": "The browser retries every fetch once",
-      "d": "The dependency array must list the fetch function"},
-     "a", "StrictMode deliberately runs effects twice in development to reveal missing "
-     "cleanups; production runs them once. An AbortController in the cleanup is the fix."),
-    ("A Kubernetes pod is OOMKilled while its container's memory usage graph stays below the "
-     "node's free memory. Which setting explains it?",
-     {"a": "The node's allocatable CPU",
-      "b": "The container's memory limit, which the kernel's cgroup enforces",
-      "c": "The pod's restartPolicy",
-      "d": "The liveness probe's timeout"},
-     "b", "The cgroup limit, not the node's free memory, decides: exceeding resources.limits."
-     "memory kills the container. Requests only affect scheduling."),
-]
+BANK = Path(__file__).resolve().parent.parent / "questions" / "bank"
+FIELD, LEVEL = "backend", "mid"  # what the bench's coach users practise
+_CODE_BLOCK = re.compile(r"```([a-z]*)\n(.*?)\n?```", re.S)
+_CODE = re.compile(r"`([^`]+)`")
 
 
-def question_text(index: int) -> str:
-    body, options, _, _ = QUESTIONS[index]
-    lines = [f"<b>Question</b>\n\n{html.escape(body)}", ""]
-    lines += [f"<b>{key.upper()}.</b> {html.escape(text)}" for key, text in options.items()]
+def load_questions() -> list[tuple[str, dict[str, str], str, str]]:
+    """The bundled bank's English questions of the bench's field and level, read as plain YAML:
+    the same questions the coach asks, so both bots send messages of the same size and shape."""
+    out = []
+    for path in sorted((BANK / FIELD).glob("*.yaml")):
+        pack = yaml.safe_load(path.read_text(encoding="utf-8"))
+        title = f"{pack['field_name']['en']} · {pack['topic_name']['en']}"
+        for q in pack["questions"]:
+            if q.get("seniority") == LEVEL and q.get("en"):
+                en = q["en"]
+                out.append((f"<b>{html.escape(title)}</b> · {LEVEL.title()}\n\n"
+                            f"{markup(en['body'].strip())}", en["options"], q["correct"],
+                            markup(en["explanation"])))
+    return out
+
+
+def markup(text: str) -> str:
+    """HTML-escaped, code spans and blocks as <code> and <pre> (what the coach's renderer does)."""
+    text = html.escape(text, quote=False)
+    text = _CODE_BLOCK.sub(
+        lambda m: f'<pre><code class="language-{m.group(1)}">{m.group(2)}</code></pre>', text)
+    return _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", text)
+
+
+QUESTIONS = load_questions()
+# Under the explanation, as the coach shows them ("I guessed" only after a right answer).
+NEXT = [InlineKeyboardButton("Next ▶", callback_data="next"),
+        InlineKeyboardButton("⚑ Report", callback_data="report")]
+GUESSED = [InlineKeyboardButton("I guessed 🤔", callback_data="guessed")]
+
+
+def question_text(index: int, marks: dict[str, str] | None = None) -> str:
+    head, options, _, _ = QUESTIONS[index]
+    marks = marks or {}
+    lines = [head, ""]
+    lines += [f"<b>{key.upper()}.</b> {markup(str(text))}{marks.get(key, '')}"
+              for key, text in sorted(options.items())]
     return "\n".join(lines)
 
 
@@ -74,7 +80,7 @@ async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """/quiz: one question with a button per option."""
     index = random.randrange(len(QUESTIONS))
     buttons = [InlineKeyboardButton(key.upper(), callback_data=f"{index}:{key}")
-               for key in QUESTIONS[index][1]]
+               for key in sorted(QUESTIONS[index][1])]
     await update.effective_chat.send_message(question_text(index),
                                              reply_markup=InlineKeyboardMarkup([buttons]))
 
@@ -82,16 +88,22 @@ async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A tap: answer it, edit the question to show the pick, send the explanation."""
     query = update.callback_query
+    if ":" not in query.data:
+        await query.answer()
+        return
     index, chosen = query.data.split(":")
     _, _, right, explanation = QUESTIONS[int(index)]
     correct = chosen == right
-    await query.answer("✅ Right!" if correct else f"❌ The answer is {right.upper()}.")
+    await query.answer("✅ Right!" if correct else f"❌ Not quite: the answer is {right.upper()}.")
+    marks = {right: " ✅"} if correct else {right: " ✅", chosen: " ❌"}
     mark = "✅" if correct else "❌"
     await query.edit_message_text(
-        f"{question_text(int(index))}\n\nYour answer: {chosen.upper()} {mark}")
+        f"{question_text(int(index), marks)}\n\nYour answer: <b>{chosen.upper()}</b> {mark}"
+        f" · Right answer: <b>{right.upper()}</b>")
     await update.effective_chat.send_message(
-        f"{'✅ Right!' if correct else '❌ The answer is ' + right.upper() + '.'}\n\n"
-        f"{html.escape(explanation)}")
+        f"{'✅ <b>Right!</b>' if correct else '❌ <b>The answer is ' + right.upper() + '.</b>'}"
+        f"\n\n{explanation}",
+        reply_markup=InlineKeyboardMarkup([NEXT, GUESSED] if correct else [NEXT]))
 
 
 def main() -> None:
