@@ -48,7 +48,7 @@ def bank_fingerprint(root: Path) -> str:
 def read(path: Path, key: str) -> list[Any] | None:
     """The values stored under `key` at `path`, or None (missing, stale or damaged)."""
     try:
-        with path.open("rb") as file:
+        with path.open("rb") as file, loader.paused_gc():
             if pickle.load(file) != key:  # the key first: a stale cache is not unpickled whole
                 return None
             count = pickle.load(file)
