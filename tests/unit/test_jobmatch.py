@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from domain import jobmatch
 from domain.jobmatch import (
     DEFAULT_LEVEL,
     Matcher,
@@ -208,3 +209,15 @@ def test_a_plan_covering_most_of_the_pool_keeps_its_natural_share_and_no_plan_ch
     state = rng.getstate()
     assert plan_pool(pool, (), rng) is pool and plan_pool(pool, {"nope"}, rng) is pool
     assert rng.getstate() == state  # without a plan the usual selection sees the same draws
+
+
+@pytest.mark.parametrize("text", [
+    "Tune PostgreSQL indexes; indexing and re-indexing of C++ and C# services on .NET 8.",
+    "Go ile eşzamanlılık: goroutine'ler ve kanallar. Let's go build it in Go.",
+    "Kubernetes'te kaynak limitleri, İstanbul'da geliştiriciler, 3 yıl deneyim, node.js",
+    "",
+])
+def test_the_builds_term_reader_gives_tokenizes_terms(text):
+    # Building the matcher reads terms without positions; they must be tokenize's, in order.
+    assert jobmatch._text_terms(text) == [t.term for t in jobmatch.tokenize(text)]
+    assert jobmatch._text_terms(text) == [t.term for t in jobmatch.tokenize(text)]  # cached
