@@ -60,10 +60,11 @@ def read(path: Path, key: str) -> list[Any] | None:
         return None
 
 
-def store(path: Path, key: str, values: list[Any]) -> None:
+def store(path: Path, key: str, values: list[Any], *, pickled: list[bytes] | None = None) -> None:
     """Write atomically (a temporary file in the same folder, flushed, then renamed), each
     value pickled on its own: pickling a whole bank at once holds a record of every object in
-    it, tens of megabytes at 30,000 questions, for as long as it writes."""
+    it, tens of megabytes at 30,000 questions, for as long as it writes. `pickled`: the values
+    already pickled, one by one (as the loader's workers hand packs over), written as they are."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
@@ -71,8 +72,12 @@ def store(path: Path, key: str, values: list[Any]) -> None:
             with os.fdopen(handle, "wb") as file:
                 pickle.dump(key, file, protocol=pickle.HIGHEST_PROTOCOL)
                 pickle.dump(len(values), file, protocol=pickle.HIGHEST_PROTOCOL)
-                for value in values:
-                    pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
+                if pickled is not None and len(pickled) == len(values):
+                    for blob in pickled:  # a pickle written whole reads back like `dump`'s
+                        file.write(blob)
+                else:
+                    for value in values:
+                        pickle.dump(value, file, protocol=pickle.HIGHEST_PROTOCOL)
                 file.flush()
                 os.fsync(file.fileno())
             os.replace(temporary, path)
@@ -99,11 +104,12 @@ def load_bank_cached(root: Path, folder: Path | None) -> Bank:
     path = folder / cache_name("bank", root) if folder is not None else None
     packs = read(path, fingerprint) if path is not None else None
     if packs is None:
-        packs, problems = loader.checked_packs(root)
+        pickled: list[bytes] = []
+        packs, problems = loader.checked_packs(root, pickled=pickled)
         if packs is None:
             raise BankError(problems)
         if path is not None:
-            store(path, fingerprint, packs)
+            store(path, fingerprint, packs, pickled=pickled)
     bank = Bank(packs)
     bank.fingerprint = fingerprint
     return bank

@@ -6,6 +6,7 @@ import dataclasses
 import gc
 import multiprocessing
 import os
+import pickle
 import random
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
@@ -256,41 +257,67 @@ def _read_one(job: tuple[Path, Path]) -> tuple[str, Pack | None, list[str]]:
     return str(path.relative_to(root)), pack, problems
 
 
-def _read_all(paths: list[Path], root: Path, parallel_over: int) -> list[tuple[str, Pack | None, list[str]]]:
+def _read_one_pickled(job: tuple[Path, Path]) -> tuple[str, bytes | None, list[str]]:
+    """In a worker: a pack checked on its own, its questions' rendered sizes too, and pickled.
+    Short keys are computed first, so they travel (and are cached) with it; the pickle is the
+    one the bank cache stores (`checked_packs(pickled=...)`)."""
+    name, pack, problems = _read_one(job)
+    if pack is None:
+        return name, None, problems
+    for question in pack.questions:
+        _ = question.key
+        problems.extend(f"{name}: question {question.id}: {p}" for p in fits_one_message(question))
+    return name, pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL), problems
+
+
+Read = tuple[str, Pack | None, list[str], bytes | None]
+
+
+def _read_all(paths: list[Path], root: Path, parallel_over: int) -> tuple[list[Read], bool]:
+    """Each pack read and checked on its own; True when worker processes did it, and with it
+    the size checks of `check_packs`."""
     jobs = [(path, root) for path in paths]
     workers = min(os.cpu_count() or 1, 4)
     if workers < 2 or sum(path.stat().st_size for path in paths) <= parallel_over:
-        return [_read_one(job) for job in jobs]
+        return [(*_read_one(job), None) for job in jobs], False
     # Spawned, not forked: the caller may be a bot with threads running.
     try:
         with ProcessPoolExecutor(max_workers=workers,
                                  mp_context=multiprocessing.get_context("spawn")) as pool:
-            return list(pool.map(_read_one, jobs,
+            done = list(pool.map(_read_one_pickled, jobs,
                                  chunksize=max(1, len(jobs) // (workers * 8))))
     except (BrokenProcessPool, OSError):  # no workers here: read them in this process
-        return [_read_one(job) for job in jobs]
+        return [(*_read_one(job), None) for job in jobs], False
+    return [(name, pickle.loads(blob) if blob is not None else None, problems, blob)
+            for name, blob, problems in done], True
 
 
 def checked_packs(root: Path, *, parallel_over: int = PARALLEL_BYTES,
-                  ) -> tuple[list[Pack] | None, list[str]]:
-    """Every pack under `root`, checked alone and together; or None and the problems."""
+                  pickled: list[bytes] | None = None) -> tuple[list[Pack] | None, list[str]]:
+    """Every pack under `root`, checked alone and together; or None and the problems. When
+    worker processes read them, `pickled` (if given) receives each returned pack's pickle."""
     problems: list[str] = []
     root = Path(root)
     if not root.is_dir():
         return None, [f"{root}: not a folder"]
     paths = pack_paths(root)
     named: list[tuple[str, Pack]] = []
+    blobs: list[bytes] = []
     with paused_gc():
-        read = _read_all(paths, root, parallel_over)
-    for name, pack, found in read:
+        read, in_workers = _read_all(paths, root, parallel_over)
+    for name, pack, found, blob in read:
         problems.extend(found)
         if pack is not None:
             named.append((name, pack))
-    problems.extend(check_packs(named))
+            if blob is not None:
+                blobs.append(blob)
+    problems.extend(check_packs(named, fits=not in_workers))
     if not paths:
         problems.append(f"{root}: no question packs (*.yaml) found")
     if problems:
         return None, problems
+    if pickled is not None and in_workers:
+        pickled.extend(blobs)
     return [pack for _, pack in named], []
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import cached_property
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -125,9 +126,10 @@ class Question(BaseModel):
             raise ValueError(f"correct key {self.correct!r} is not one of the options")
         return self
 
-    @property
+    @cached_property
     def key(self) -> str:
-        """A short stable key for callback data (64-byte limit); collisions are checked at load."""
+        """A short stable key for callback data (64-byte limit); collisions are checked at load.
+        Kept once computed, so the bank cache holds it too (a restart hashed every id again)."""
         return question_key(self.id)
 
     @property

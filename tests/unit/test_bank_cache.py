@@ -4,6 +4,7 @@ and the job-ad matcher back; a changed, added or removed pack, or a damaged cach
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 from pathlib import Path
 
@@ -97,6 +98,12 @@ def test_packs_read_in_worker_processes_are_the_same(bank_dir):
     together, problems_too = loader.checked_packs(bank_dir, parallel_over=0)
     assert problems == problems_too == []
     assert [p.model_dump() for p in together] == [p.model_dump() for p in alone]
+    # The workers' pickles are what the cache stores: the same packs, short keys included.
+    pickled: list[bytes] = []
+    loader.checked_packs(bank_dir, parallel_over=0, pickled=pickled)
+    unpickled = [pickle.loads(blob) for blob in pickled]
+    assert [p.model_dump() for p in unpickled] == [p.model_dump() for p in alone]
+    assert all("key" in q.__dict__ for pack in unpickled for q in pack.questions)
     (bank_dir / "backend" / "broken.yaml").write_text("field: [", encoding="utf-8")
     assert loader.checked_packs(bank_dir, parallel_over=0)[1] == loader.checked_packs(bank_dir)[1]
 

@@ -104,3 +104,11 @@ def test_cli_validate_and_stats(tmp_path, capsys):
     write(tmp_path, "a.yaml", GOOD.replace("correct: b", "correct: q"))
     assert cli(["validate", str(tmp_path)]) == 1
     assert "a.yaml: question q-001" in capsys.readouterr().out
+
+
+def test_question_too_long_is_found_by_worker_processes_too(tmp_path):
+    from questions.loader import checked_packs
+
+    write(tmp_path, "a.yaml", GOOD.replace('body: "Body"', 'body: "' + "x" * 4000 + '"'))
+    packs, problems = checked_packs(tmp_path, parallel_over=0)
+    assert packs is None and any("a.yaml: question" in p and "renders to" in p for p in problems)
