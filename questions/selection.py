@@ -43,10 +43,20 @@ def choose_adaptive(pool: Sequence[Question], seen: Mapping[str, Seen], rng: ran
         return choose_next(pool, seen, rng)
     if last_topic is not None:
         unseen = [q for q in unseen if q.topic != last_topic] or unseen
-    chance = {q.id: elo.expected(user_rating, ratings[q.id] if q.id in ratings
-                                 else elo.question_prior(q.seniority, q.difficulty))
-              for q in unseen}
-    in_band = [q for q in unseen if elo.band_distance(chance[q.id]) == 0.0]
+    # Unrated questions share their level's prior: one chance per (level, difficulty).
+    priors: dict[tuple[str, int | None], float] = {}
+    chance: dict[str, float] = {}
+    for q in unseen:
+        rating = ratings.get(q.id)
+        if rating is not None:
+            chance[q.id] = elo.expected(user_rating, rating)
+            continue
+        prior = (q.seniority, q.difficulty)
+        if prior not in priors:
+            priors[prior] = elo.expected(user_rating, elo.question_prior(*prior))
+        chance[q.id] = priors[prior]
+    low, high = elo.BAND
+    in_band = [q for q in unseen if low <= chance[q.id] <= high]
     if in_band:
         return rng.choice(in_band)
     return min(unseen, key=lambda q: (elo.band_distance(chance[q.id]), rng.random()))
