@@ -14,7 +14,7 @@ import threading
 import unicodedata
 import weakref
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -404,20 +404,19 @@ def _strongest(doc: Weights, limit: int) -> Weights:
     return defaultdict(float, kept)
 
 
-def _add_weights(doc: Weights, other: Weights) -> None:
+def _add_weights(doc: Weights, other: Mapping[str, float]) -> None:
     for term, weight in other.items():
         doc[term] += weight
 
 
-def _add_text(doc: Weights, text: str, weight: float = 1.0) -> None:
-    """Each word and each pair of neighbouring words of `text` as terms."""
+def _add_text(doc: Weights, text: str) -> None:
     counts: Counter[str] = Counter()
     _count_terms(counts, text)
-    for term, count in counts.items():
-        doc[term] += count * weight
+    _add_weights(doc, counts)
 
 
 def _count_terms(counts: Counter[str], text: str) -> None:
+    """Each word and each pair of neighbouring words of `text` as terms, counted."""
     terms = _text_terms(text)
     counts.update(terms)
     counts.update(map(" ".join, zip(terms, terms[1:], strict=False)))

@@ -252,8 +252,7 @@ def paused_gc() -> Iterator[None]:
 def _read_one(job: tuple[Path, Path]) -> tuple[str, Pack | None, list[str]]:
     path, root = job
     problems: list[str] = []
-    with paused_gc():  # in a worker process too
-        pack = read_pack(path, root, problems)
+    pack = read_pack(path, root, problems)
     return str(path.relative_to(root)), pack, problems
 
 
@@ -261,13 +260,15 @@ def _read_one_pickled(job: tuple[Path, Path]) -> tuple[str, bytes | None, list[s
     """In a worker: a pack checked on its own, its questions' rendered sizes too, and pickled.
     Short keys are computed first, so they travel (and are cached) with it; the pickle is the
     one the bank cache stores (`checked_packs(pickled=...)`)."""
-    name, pack, problems = _read_one(job)
-    if pack is None:
-        return name, None, problems
-    for question in pack.questions:
-        _ = question.key
-        problems.extend(f"{name}: question {question.id}: {p}" for p in fits_one_message(question))
-    return name, pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL), problems
+    with paused_gc():  # as in the parent (`checked_packs`)
+        name, pack, problems = _read_one(job)
+        if pack is None:
+            return name, None, problems
+        for question in pack.questions:
+            _ = question.key
+            problems.extend(f"{name}: question {question.id}: {p}"
+                            for p in fits_one_message(question))
+        return name, pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL), problems
 
 
 Read = tuple[str, Pack | None, list[str], bytes | None]
