@@ -176,14 +176,15 @@ def test_forum_topics_and_inline_mode(playground, driver, tmp_path):
     type_and_send(driver, "/leaderboard")
     wait(driver, lambda d: any("No rounds played here yet" in t for t in bot_texts(d)))
     # The answer went to the Backend topic: General does not show it.
-    [t for t in css(driver, "#topics .topic") if t.text == "# General"][0].click()
+    wait(driver, lambda d: [t for t in css(d, "#topics .topic") if t.text == "# General"][0].click()
+         or True)
     wait(driver, lambda d: not any("No rounds played" in t for t in bot_texts(d)))
 
     box = css(driver, "#text")[0]
     box.send_keys("@interview_coach_bot ")
     results = wait(driver, lambda d: (r := css(d, "#inline-results .inline-result")) and r)
     assert results[0].text.startswith("🎲")
-    results[0].click()
+    wait(driver, lambda d: css(d, "#inline-results .inline-result")[0].click() or True)
     wait(driver, lambda d: css(d, "#messages .via"))
     click_button(driver, "A")
     toast = wait(driver, lambda d: (t := css(d, "#toast")[0]).is_displayed() and t.text and t)
