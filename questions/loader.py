@@ -6,7 +6,6 @@ import dataclasses
 import gc
 import multiprocessing
 import os
-import pickle
 import random
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
@@ -20,7 +19,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from questions import yamlfast
+from questions import packsplit, yamlfast
 from questions.markup import plain_length
 from questions.model import LANGUAGES, Keywords, Localized, Pack, Question, humanize
 from questions.render import MESSAGE_LIMIT, RESERVED, explanation_html, question_html
@@ -256,10 +255,10 @@ def _read_one(job: tuple[Path, Path]) -> tuple[str, Pack | None, list[str]]:
     return str(path.relative_to(root)), pack, problems
 
 
-def _read_one_pickled(job: tuple[Path, Path]) -> tuple[str, bytes | None, list[str]]:
-    """In a worker: a pack checked on its own, its questions' rendered sizes too, and pickled.
-    Short keys are computed first, so they travel (and are cached) with it; the pickle is the
-    one the bank cache stores (`checked_packs(pickled=...)`)."""
+def _read_one_split(job: tuple[Path, Path]) -> tuple[str, Split | None, list[str]]:
+    """In a worker: a pack checked on its own, its questions' rendered sizes too, and split for
+    the bank cache (`packsplit`). Short keys are computed first, so they travel (and are cached)
+    with it; the texts come back as one pickle, which the parent does not unpickle."""
     with paused_gc():  # as in the parent (`checked_packs`)
         name, pack, problems = _read_one(job)
         if pack is None:
@@ -268,10 +267,11 @@ def _read_one_pickled(job: tuple[Path, Path]) -> tuple[str, bytes | None, list[s
             _ = question.key
             problems.extend(f"{name}: question {question.id}: {p}"
                             for p in fits_one_message(question))
-        return name, pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL), problems
+        return name, packsplit.split(pack), problems
 
 
-Read = tuple[str, Pack | None, list[str], bytes | None]
+Split = tuple[packsplit.Skeleton, bytes]
+Read = tuple[str, Pack | None, list[str], Split | None]
 
 
 def _read_all(paths: list[Path], root: Path, parallel_over: int) -> tuple[list[Read], bool]:
@@ -285,40 +285,41 @@ def _read_all(paths: list[Path], root: Path, parallel_over: int) -> tuple[list[R
     try:
         with ProcessPoolExecutor(max_workers=workers,
                                  mp_context=multiprocessing.get_context("spawn")) as pool:
-            done = list(pool.map(_read_one_pickled, jobs,
+            done = list(pool.map(_read_one_split, jobs,
                                  chunksize=max(1, len(jobs) // (workers * 8))))
     except (BrokenProcessPool, OSError):  # no workers here: read them in this process
         return [(*_read_one(job), None) for job in jobs], False
-    return [(name, pickle.loads(blob) if blob is not None else None, problems, blob)
-            for name, blob, problems in done], True
+    return [(name, packsplit.join(split[0], packsplit.held(split[1])) if split else None,
+             problems, split) for name, split, problems in done], True
 
 
 def checked_packs(root: Path, *, parallel_over: int = PARALLEL_BYTES,
-                  pickled: list[bytes] | None = None) -> tuple[list[Pack] | None, list[str]]:
+                  splits: list[Split] | None = None) -> tuple[list[Pack] | None, list[str]]:
     """Every pack under `root`, checked alone and together; or None and the problems. When
-    worker processes read them, `pickled` (if given) receives each returned pack's pickle."""
+    worker processes read them, `splits` (if given) receives each returned pack split for the
+    bank cache, and the packs' texts stay pickled until used."""
     problems: list[str] = []
     root = Path(root)
     if not root.is_dir():
         return None, [f"{root}: not a folder"]
     paths = pack_paths(root)
     named: list[tuple[str, Pack]] = []
-    blobs: list[bytes] = []
+    split_packs: list[Split] = []
     with paused_gc():
         read, in_workers = _read_all(paths, root, parallel_over)
-    for name, pack, found, blob in read:
+    for name, pack, found, split in read:
         problems.extend(found)
         if pack is not None:
             named.append((name, pack))
-            if blob is not None:
-                blobs.append(blob)
+            if split is not None:
+                split_packs.append(split)
     problems.extend(check_packs(named, fits=not in_workers))
     if not paths:
         problems.append(f"{root}: no question packs (*.yaml) found")
     if problems:
         return None, problems
-    if pickled is not None and in_workers:
-        pickled.extend(blobs)
+    if splits is not None and in_workers:
+        splits.extend(split_packs)
     return [pack for _, pack in named], []
 
 

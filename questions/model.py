@@ -5,9 +5,18 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import cached_property
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 Level = Literal["junior", "mid", "senior"]
 LEVELS: tuple[str, ...] = ("junior", "mid", "senior")
@@ -100,8 +109,21 @@ class QuestionText(BaseModel):
         return value
 
 
+class TextSource(Protocol):
+    """Where the texts of questions read without them come from (questions/cache.py)."""
+
+    def texts(self, slot: int) -> tuple[QuestionText | None, QuestionText | None]:
+        """The (en, tr) texts of the question in `slot`."""
+
+
 class Question(BaseModel):
-    """A multiple-choice question; `field` and `topic` come from its pack."""
+    """A multiple-choice question; `field` and `topic` come from its pack.
+
+    A question read back from the bank cache comes without its texts: `en` and `tr` are read
+    with its pack's on first use (`_texts` says from where). A restart of a 30,000-question bank
+    then builds 30,000 small objects instead of also 360,000 strings, and only the packs in use
+    take memory. Equality, pickling and dumps read the texts first, so nothing else can tell.
+    """
 
     model_config = ConfigDict(extra="forbid")
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,99}$")
@@ -114,6 +136,60 @@ class Question(BaseModel):
     topic: str = ""
     # False for the rare question whose options only make sense in order ("all of the above").
     shuffle: bool = True
+    _texts: tuple[TextSource, int] | None = PrivateAttr(default=None)
+
+    @classmethod
+    def without_texts(cls, values: dict[str, Any], fields_set: set[str], source: TextSource,
+                      slot: int) -> Question:
+        """A question from its other fields, already validated (the bank cache's); `en` and
+        `tr` come from `source` on first use."""
+        question = cls.__new__(cls)
+        # What unpickling sets (BaseModel.__setstate__), without its dict of state per question.
+        set_slot = object.__setattr__
+        set_slot(question, "__dict__", values)
+        set_slot(question, "__pydantic_fields_set__", fields_set)
+        set_slot(question, "__pydantic_extra__", None)
+        set_slot(question, "__pydantic_private__", {"_texts": (source, slot)})
+        return question
+
+    def _read_texts(self) -> None:
+        """Fill in `en` and `tr` when they are still at their source."""
+        private = self.__pydantic_private__
+        lazy = private.get("_texts") if private else None
+        if lazy is not None:
+            source, slot = lazy
+            texts = dict(zip(LANGUAGES, source.texts(slot), strict=True))
+            values = self.__dict__
+            # In the fields' order, as if validated whole (dumps and exports keep their order);
+            # a copy's own update of a text stays.
+            merged = {name: values[name] if name in values else texts[name]
+                      for name in type(self).model_fields if name in values or name in texts}
+            merged.update(values)  # what is not a field: the cached key
+            object.__setattr__(self, "__dict__", merged)
+            private["_texts"] = None  # type: ignore[index]
+
+    if not TYPE_CHECKING:  # for mypy, en and tr are plain fields
+        def __getattr__(self, name: str) -> Any:
+            if name in LANGUAGES and name not in self.__dict__:
+                self._read_texts()
+                if name in self.__dict__:
+                    return self.__dict__[name]
+            return super().__getattr__(name)
+
+    def __getstate__(self) -> dict[Any, Any]:
+        self._read_texts()
+        return super().__getstate__()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Question):
+            self._read_texts()
+            other._read_texts()
+        return super().__eq__(other)
+
+    @model_serializer(mode="wrap")
+    def _dump_with_texts(self, handler: SerializerFunctionWrapHandler) -> Any:
+        self._read_texts()
+        return handler(self)
 
     @model_validator(mode="after")
     def _consistent(self) -> Question:

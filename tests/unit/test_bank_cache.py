@@ -3,6 +3,8 @@ and the job-ad matcher back; a changed, added or removed pack, or a damaged cach
 
 from __future__ import annotations
 
+import copy
+import gc
 import os
 import pickle
 import shutil
@@ -11,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from domain import jobmatch
-from questions import cache, loader
+from questions import cache, loader, packsplit
 from services.jobmatch_index import matcher_from_cache
 from tests.conftest import TEST_BANK
 
@@ -98,12 +100,14 @@ def test_packs_read_in_worker_processes_are_the_same(bank_dir):
     together, problems_too = loader.checked_packs(bank_dir, parallel_over=0)
     assert problems == problems_too == []
     assert [p.model_dump() for p in together] == [p.model_dump() for p in alone]
-    # The workers' pickles are what the cache stores: the same packs, short keys included.
-    pickled: list[bytes] = []
-    loader.checked_packs(bank_dir, parallel_over=0, pickled=pickled)
-    unpickled = [pickle.loads(blob) for blob in pickled]
-    assert [p.model_dump() for p in unpickled] == [p.model_dump() for p in alone]
-    assert all("key" in q.__dict__ for pack in unpickled for q in pack.questions)
+    # The workers' splits are what the cache stores: the same packs, short keys included.
+    splits: list = []
+    loader.checked_packs(bank_dir, parallel_over=0, splits=splits)
+    joined = [packsplit.join(skeleton, packsplit.held(texts)) for skeleton, texts in splits]
+    assert all("key" in q.__dict__ and "en" not in q.__dict__
+               for pack in joined for q in pack.questions)
+    assert [p.model_dump() for p in joined] == [p.model_dump() for p in alone]
+    assert joined == alone
     (bank_dir / "backend" / "broken.yaml").write_text("field: [", encoding="utf-8")
     assert loader.checked_packs(bank_dir, parallel_over=0)[1] == loader.checked_packs(bank_dir)[1]
 
@@ -116,3 +120,57 @@ def test_the_matcher_is_built_in_a_child_process_and_read_back(bank_dir, tmp_pat
     assert list(folder.glob("matcher-*.pickle"))
     ad = "Backend engineer: HTTP caching, ETag, Cache-Control and message queues"
     assert matcher.match(ad) == jobmatch.build_matcher(bank).match(ad)
+
+
+def test_texts_stay_in_the_cache_file_until_a_question_is_used(bank_dir, tmp_path):
+    """A restart reads each question without its texts; they come from the file when first
+    used, the same as parsed, even after a newer cache replaced the file."""
+    folder = tmp_path / "cache"
+    parsed = loader.load_bank(bank_dir)
+    cache.load_bank_cached(bank_dir, folder)
+    bank = cache.load_bank_cached(bank_dir, folder)
+    assert all("en" not in q.__dict__ and "tr" not in q.__dict__ for q in bank.questions.values())
+    [path] = folder.glob("bank-*.pickle")
+    path.unlink()  # as when another bot's newer cache is renamed over it
+    question = next(iter(bank.questions.values()))
+    assert question.text("en").body == parsed.questions[question.id].text("en").body
+    assert question.languages == parsed.questions[question.id].languages
+    assert all(q == parsed.questions[q.id] for q in bank.questions.values())
+    assert [q.model_dump() for q in bank.questions.values()] == [
+        q.model_dump() for q in parsed.questions.values()]
+
+
+def test_a_question_without_its_texts_copies_and_pickles_whole(bank_dir, tmp_path):
+    folder = tmp_path / "cache"
+    cache.load_bank_cached(bank_dir, folder)
+
+    def fresh():
+        return next(iter(cache.load_bank_cached(bank_dir, folder).questions.values()))
+
+    whole = loader.load_bank(bank_dir).questions[fresh().id]
+    assert pickle.loads(pickle.dumps(fresh())) == whole
+    assert copy.deepcopy(fresh()) == whole
+    changed = fresh().model_copy(update={"shuffle": False})
+    assert changed.en == whole.en and changed.shuffle is False
+    assert list(fresh().model_dump()) == list(whole.model_dump())  # the fields' order
+
+
+def test_a_cache_cut_short_in_its_texts_is_rebuilt(bank_dir, tmp_path, caplog):
+    folder = tmp_path / "cache"
+    cache.load_bank_cached(bank_dir, folder)
+    [path] = folder.glob("bank-*.pickle")
+    path.write_bytes(path.read_bytes()[:-10])  # the texts are not read at start: the size is
+    bank = cache.load_bank_cached(bank_dir, folder)
+    assert "unreadable" in caplog.text
+    assert all(q.text("en").body for q in bank.questions.values())
+
+
+def test_the_cache_file_is_closed_with_the_last_question_that_could_read_it(bank_dir, tmp_path):
+    folder = tmp_path / "cache"
+    cache.load_bank_cached(bank_dir, folder)
+    before = len(os.listdir("/proc/self/fd"))
+    bank = cache.load_bank_cached(bank_dir, folder)
+    assert len(os.listdir("/proc/self/fd")) == before + 1
+    del bank
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == before
