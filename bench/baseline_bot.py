@@ -6,7 +6,8 @@ the bundled ones the coach's bench users get (backend, mid, English), in the coa
 the two bots exchange the same messages; what the baseline leaves out is everything else the
 coach does (storage, progress, selection, spaced repetition, ratings, limits per user). PTB's defaults (updates one at a time) and the standard
 AIORateLimiter at Telegram's rates, retrying a 429 as often as the coach bot does.
-Run: BOT_TOKEN=... BOT_API_BASE_URL=... python -m bench.baseline_bot
+Run: BOT_TOKEN=... BOT_API_BASE_URL=... python -m bench.baseline_bot [--transport aiohttp]
+(aiohttp: the coach's transport, bot/http.py, instead of PTB's default httpx.)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import logging
 import os
 import random
 import re
+import sys
 from pathlib import Path
 
 import yaml
@@ -109,8 +111,14 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 def main() -> None:
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "WARNING"))
     base_url = os.environ.get("BOT_API_BASE_URL", "https://api.telegram.org/bot")
+    builder = ApplicationBuilder()
+    if sys.argv[1:] == ["--transport", "aiohttp"]:  # the coach's transport, for comparison
+        from bot.http import AiohttpRequest
+
+        builder = builder.request(AiohttpRequest()).get_updates_request(
+            AiohttpRequest(connection_pool_size=1))
     app = (
-        ApplicationBuilder()
+        builder
         .token(os.environ["BOT_TOKEN"])
         .base_url(base_url)
         .defaults(Defaults(parse_mode=ParseMode.HTML))

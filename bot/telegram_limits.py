@@ -19,6 +19,7 @@ from telegram import Update
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter, BaseUpdateProcessor
 
+from bot.http import NOT_SENT
 from storage import coordination
 from storage.db import Database
 
@@ -42,7 +43,9 @@ def surely_not_sent(exc: NetworkError) -> bool:
     cause = exc.__cause__
     if cause is None or isinstance(cause, TelegramError):
         return True  # an HTTP error status from Telegram (its body parsed or not)
-    return isinstance(cause, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+    # The bot's own transport (bot/http.py), and PTB's default one (httpx).
+    return isinstance(cause, (*NOT_SENT, httpx.ConnectError, httpx.ConnectTimeout,
+                              httpx.PoolTimeout))
 
 
 async def with_network_retries(endpoint: str, call: Callable[[], Coroutine[Any, Any, Any]], *,
