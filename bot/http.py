@@ -53,7 +53,10 @@ class AiohttpRequest(BaseRequest):
                 connector=aiohttp.TCPConnector(limit=self._pool_size),
                 headers={"User-Agent": self.USER_AGENT},
                 # PTB reads the body whatever the status; aiohttp must not raise on 4xx/5xx.
-                raise_for_status=False)
+                raise_for_status=False,
+                # HTTPS_PROXY / NO_PROXY from the environment, as httpx (PTB's default) read them:
+                # a bot that reaches Telegram through a proxy keeps doing so.
+                trust_env=True)
 
     async def shutdown(self) -> None:
         if self._session is not None and not self._session.closed:

@@ -127,3 +127,36 @@ async def test_it_refuses_before_initialize_and_after_shutdown():
         await request.do_request("http://127.0.0.1:1/x", "POST")
     await request.initialize()  # PTB may initialize an Application again after a shutdown
     await request.shutdown()
+
+
+async def test_a_proxy_set_in_the_environment_is_used_as_httpx_used_it(server, monkeypatch):
+    """HTTP_PROXY from the environment (as PTB's default httpx client read it): the request for
+    a host that does not exist goes to the proxy, which answers it."""
+    seen: list[str] = []
+
+    async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        seen.append(head.split(b"\r\n", 1)[0].decode())
+        length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length"))
+        await reader.readexactly(length)
+        body = b'{"ok": true, "result": "via the proxy"}'
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        await writer.drain()
+        writer.close()
+
+    proxy = await asyncio.start_server(relay, "127.0.0.1", 0)
+    port = proxy.sockets[0].getsockname()[1]
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    request = AiohttpRequest()
+    await request.initialize()
+    try:
+        status, body = await request.do_request("http://telegram.invalid/bot1:x/getMe", "POST")
+    finally:
+        await request.shutdown()
+        proxy.close()
+    assert status == 200 and json.loads(body)["result"] == "via the proxy"
+    assert seen == ["POST http://telegram.invalid/bot1:x/getMe HTTP/1.1"]
