@@ -14,9 +14,11 @@ have arrived.
 
 from __future__ import annotations
 
+import ssl
 from typing import Any
 
 import aiohttp
+import certifi
 from telegram._utils.defaultvalue import DefaultValue
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
@@ -49,8 +51,11 @@ class AiohttpRequest(BaseRequest):
     async def initialize(self) -> None:
         if self._session is None or self._session.closed:
             # Made here, not in __init__: a session belongs to the running event loop.
+            # The certificates httpx (PTB's default) trusted: certifi's, not whatever the
+            # system has (a slim container image may have none).
+            tls = ssl.create_default_context(cafile=certifi.where())
             self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=self._pool_size),
+                connector=aiohttp.TCPConnector(limit=self._pool_size, ssl=tls),
                 headers={"User-Agent": self.USER_AGENT},
                 # PTB reads the body whatever the status; aiohttp must not raise on 4xx/5xx.
                 raise_for_status=False,
