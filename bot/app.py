@@ -121,7 +121,7 @@ def build_application(settings: Settings, *, bank: Bank | None = None,
         .rate_limiter(rate_limiter or (telegram_limits.shared_limiter() if settings.database_url
                                        else telegram_limits.limiter()))
         .concurrent_updates(telegram_limits.PerUserUpdateProcessor())
-        # aiohttp rather than PTB's default httpx: a fifth of the bot's CPU (bot/http.py).
+        # aiohttp rather than PTB's default httpx: a third of the bot's CPU (bot/http.py).
         .request(AiohttpRequest())
         .get_updates_request(AiohttpRequest(connection_pool_size=1,
                                             read_timeout=polling_timeout + 5))

@@ -4,7 +4,8 @@ httpx client.
 Measured (`make bench`, the e2e part): httpx with httpcore's connection pool and anyio cost about
 1.5 ms of CPU per call on the project's machine (the pool checks every connection with two
 system calls on each request), aiohttp's client about 0.3 ms; at four calls and a share of a
-poll per answer that was a fifth of the bot's CPU. aiohttp is already the webhook server's.
+poll per answer that was about a third of the bot's CPU. aiohttp is already the webhook
+server's.
 
 Errors keep PTB's meaning: a timeout is `TimedOut`, anything else on the way is
 `NetworkError`, and the aiohttp exception is the `__cause__`, which

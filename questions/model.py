@@ -169,8 +169,8 @@ class Question(BaseModel):
             private["_texts"] = None  # type: ignore[index]
 
     if not TYPE_CHECKING:  # for mypy, en and tr are plain fields
-        def __getattr__(self, name: str) -> Any:
-            if name in LANGUAGES and name not in self.__dict__:
+        def __getattr__(self, name: str) -> Any:  # only for what normal lookup did not find
+            if name in LANGUAGES:
                 self._read_texts()
                 if name in self.__dict__:
                     return self.__dict__[name]
